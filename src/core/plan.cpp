@@ -1,0 +1,412 @@
+#include "plan.hpp"
+
+#include <algorithm>
+
+namespace dri::core {
+
+Index Region::elements() const {
+    Index e = 1;
+    for (const Axis& a : axes)
+        e = checked_mul(e, a.n, "region size");
+    return e;
+}
+
+namespace {
+
+enum class PieceKind { zero, run, repeat };
+
+// A run of a receiver's stored cells along one dimension and where they come
+// from: `run` takes global elements src, src+1, ...; `repeat` takes element
+// src n times (replicated edge); `zero` takes nothing (zero padding).
+struct Piece {
+    Index local = 0;
+    Index n = 0;
+    Index src = 0;
+    PieceKind kind = PieceKind::run;
+};
+
+std::vector<Piece> recv_pieces(const Distribution& dist, int d, int c) {
+    const Index n = dist.shape().extent(d);
+    const EdgePolicy edge = dist.partition()[static_cast<std::size_t>(d)].edge;
+    std::vector<Piece> out;
+    auto outside = [&](Index local, Index count, Index g) {
+        // Cells [g, g + count) lie wholly before 0 or wholly at/after n.
+        switch (edge) {
+        case EdgePolicy::zero:
+        case EdgePolicy::truncate: // cannot happen: truncated segments stay inside
+            out.push_back({local, count, 0, PieceKind::zero});
+            break;
+        case EdgePolicy::replicate:
+            out.push_back({local, count, g < 0 ? 0 : n - 1, PieceKind::repeat});
+            break;
+        case EdgePolicy::wrap:
+            out.push_back({local, count, floor_mod(g, n), PieceKind::run});
+            break;
+        }
+    };
+    const Index cnt = dist.segment_count(d, c);
+    for (Index k = 0; k < cnt; ++k) {
+        const Segment s = dist.segment(d, c, k);
+        if (s.lo < 0) outside(s.local, std::min<Index>(s.hi, 0) - s.lo, s.lo);
+        const Index a = std::max<Index>(s.lo, 0), b = std::min(s.hi, n);
+        if (a < b) out.push_back({s.local + (a - s.lo), b - a, a, PieceKind::run});
+        if (s.hi > n) {
+            const Index a2 = std::max(s.lo, n);
+            outside(s.local + (a2 - s.lo), s.hi - a2, a2);
+        }
+    }
+    return out;
+}
+
+// One matched stretch along one dimension, or a regular repetition of it:
+// for i < reps, cells r + i*dr .. (+n) of the receiver take cells s + i*ds ..
+// (+n*step) of the sender.
+struct Run {
+    Index n = 0, s = 0, r = 0;
+    Index step = 1; // 1, or 0 for a repeated source element
+    Index reps = 1, ds = 0, dr = 0;
+};
+
+void add_match(std::vector<Run>& runs, Index n, Index s, Index r, Index step) {
+    if (!runs.empty()) {
+        Run& last = runs.back();
+        // Extend a single stretch that continues on both sides.
+        if (last.reps == 1 && last.step == step && last.r + last.n == r &&
+            (step == 0 ? last.s == s : last.s + last.n == s)) {
+            last.n += n;
+            return;
+        }
+        // Extend or start a regular repetition of equal stretches.
+        if (last.n == n && last.step == step) {
+            const Index ds = s - (last.s + (last.reps - 1) * last.ds);
+            const Index dr = r - (last.r + (last.reps - 1) * last.dr);
+            if (last.reps == 1 && dr > 0) {
+                last.reps = 2;
+                last.ds = ds;
+                last.dr = dr;
+                return;
+            }
+            if (last.reps > 1 && ds == last.ds && dr == last.dr) {
+                ++last.reps;
+                return;
+            }
+        }
+    }
+    runs.push_back({n, s, r, step, 1, 0, 0});
+}
+
+// Matches along dimension d between sender coordinate cs and the receiver
+// pieces of one receiver coordinate, in the receiver's local order.
+std::vector<Run> match_dim(const Distribution& sd, int d, int cs,
+                           const std::vector<Piece>& pieces) {
+    std::vector<Run> runs;
+    const Index cnt = sd.segment_count(d, cs);
+    for (const Piece& p : pieces) {
+        if (p.kind == PieceKind::zero) continue;
+        const Index end = p.kind == PieceKind::run ? p.src + p.n : p.src + 1;
+        for (Index k = sd.first_segment_ending_after(d, cs, p.src); k < cnt; ++k) {
+            const Segment seg = sd.segment(d, cs, k);
+            if (seg.own_lo >= end) break;
+            const Index x = std::max(p.src, seg.own_lo), y = std::min(end, seg.own_hi);
+            if (x >= y) continue;
+            if (p.kind == PieceKind::run)
+                add_match(runs, y - x, seg.local + (x - seg.lo), p.local + (x - p.src), 1);
+            else
+                add_match(runs, p.n, seg.local + (p.src - seg.lo), p.local, 0);
+        }
+    }
+    return runs;
+}
+
+// Removes unit axes, orders axes by receiver stride (outermost first) and
+// merges axes that continue each other on both sides.
+void normalize(Region& reg) {
+    auto& ax = reg.axes;
+    ax.erase(std::remove_if(ax.begin(), ax.end(), [](const Axis& a) { return a.n == 1; }),
+             ax.end());
+    std::stable_sort(ax.begin(), ax.end(), [](const Axis& a, const Axis& b) { return a.r > b.r; });
+    for (std::size_t i = ax.size(); i-- > 1;) {
+        Axis& outer = ax[i - 1];
+        Axis& inner = ax[i];
+        if (outer.s == inner.s * inner.n && outer.r == inner.r * inner.n) {
+            inner.n *= outer.n;
+            ax.erase(ax.begin() + static_cast<std::ptrdiff_t>(i - 1));
+        }
+    }
+}
+
+struct Strides {
+    std::vector<Index> s, r; // byte strides per dimension
+};
+
+// The product over dimensions of the per-dimension runs: one region per
+// combination of runs.
+void emit_regions(const std::vector<const std::vector<Run>*>& runs, const Strides& st,
+                  std::vector<Region>& out) {
+    const std::size_t nd = runs.size();
+    std::vector<std::size_t> it(nd, 0);
+    for (;;) {
+        Region reg;
+        for (std::size_t d = 0; d < nd; ++d) {
+            const Run& run = (*runs[d])[it[d]];
+            reg.s_off = checked_add(reg.s_off, checked_mul(run.s, st.s[d], "offset"), "offset");
+            reg.r_off = checked_add(reg.r_off, checked_mul(run.r, st.r[d], "offset"), "offset");
+            if (run.reps > 1)
+                reg.axes.push_back({run.reps, checked_mul(run.ds, st.s[d], "stride"),
+                                    checked_mul(run.dr, st.r[d], "stride")});
+            reg.axes.push_back({run.n, run.step * st.s[d], st.r[d]});
+        }
+        normalize(reg);
+        out.push_back(std::move(reg));
+        std::size_t d = nd;
+        while (d-- > 0) {
+            if (++it[d] < runs[d]->size()) break;
+            it[d] = 0;
+        }
+        if (d == static_cast<std::size_t>(-1)) break;
+    }
+}
+
+Strides byte_strides(const LocalLayout& sl, const LocalLayout& rl) {
+    Strides st;
+    for (std::size_t d = 0; d < sl.strides.size(); ++d) {
+        st.s.push_back(checked_mul(sl.strides[d], sl.elem_size, "stride"));
+        st.r.push_back(checked_mul(rl.strides[d], rl.elem_size, "stride"));
+    }
+    return st;
+}
+
+LocalLayout bind(const Side& side, int index) {
+    return bind_layout(side.layout, side.dist->local_extents(index),
+                       side.dist->shape().elem_size());
+}
+
+Index count_elements(const std::vector<Region>& regs) {
+    Index e = 0;
+    for (const Region& r : regs)
+        e = checked_add(e, r.elements(), "message size");
+    return e;
+}
+
+// Zero-filled receive cells: every combination of per-dimension spans in
+// which at least one dimension is zero padding.
+std::vector<Region> fill_regions(const Distribution& rd, const LocalLayout& rl, int r) {
+    const int nd = rd.ndims();
+    const std::vector<int> c = rd.coords(r);
+    struct Span {
+        Index local, n;
+        bool zero;
+    };
+    std::vector<std::vector<Span>> spans(static_cast<std::size_t>(nd));
+    bool any_zero = false;
+    for (int d = 0; d < nd; ++d) {
+        auto& sp = spans[static_cast<std::size_t>(d)];
+        for (const Piece& p : recv_pieces(rd, d, c[static_cast<std::size_t>(d)])) {
+            const bool z = p.kind == PieceKind::zero;
+            any_zero |= z;
+            if (!sp.empty() && sp.back().zero == z && sp.back().local + sp.back().n == p.local)
+                sp.back().n += p.n;
+            else
+                sp.push_back({p.local, p.n, z});
+        }
+        if (sp.empty()) return {}; // no stored cells at all
+    }
+    std::vector<Region> out;
+    if (!any_zero) return out;
+    std::vector<std::size_t> it(static_cast<std::size_t>(nd), 0);
+    for (;;) {
+        bool zero = false;
+        for (int d = 0; d < nd; ++d)
+            zero |= spans[static_cast<std::size_t>(d)][it[static_cast<std::size_t>(d)]].zero;
+        if (zero) {
+            Region reg;
+            for (std::size_t d = 0; d < static_cast<std::size_t>(nd); ++d) {
+                const Span& s = spans[d][it[d]];
+                const Index stride = rl.strides[d] * rl.elem_size;
+                reg.r_off += s.local * stride;
+                reg.axes.push_back({s.n, 0, stride});
+            }
+            normalize(reg);
+            out.push_back(std::move(reg));
+        }
+        std::size_t d = static_cast<std::size_t>(nd);
+        while (d-- > 0) {
+            if (++it[d] < spans[d].size()) break;
+            it[d] = 0;
+        }
+        if (d == static_cast<std::size_t>(-1)) break;
+    }
+    return out;
+}
+
+// Per dimension, for a fixed coordinate on one side, the runs with every
+// coordinate of the other side.
+using DimRuns = std::vector<std::vector<std::vector<Run>>>; // [d][other coord] -> runs
+
+DimRuns runs_from_sender(const Distribution& sd, const Distribution& rd,
+                         const std::vector<int>& cs) {
+    DimRuns out(static_cast<std::size_t>(sd.ndims()));
+    for (int d = 0; d < sd.ndims(); ++d) {
+        const int pr = rd.grid()[static_cast<std::size_t>(d)];
+        auto& od = out[static_cast<std::size_t>(d)];
+        od.resize(static_cast<std::size_t>(pr));
+        for (int cr = 0; cr < pr; ++cr)
+            od[static_cast<std::size_t>(cr)] =
+                match_dim(sd, d, cs[static_cast<std::size_t>(d)], recv_pieces(rd, d, cr));
+    }
+    return out;
+}
+
+DimRuns runs_to_receiver(const Distribution& sd, const Distribution& rd,
+                         const std::vector<int>& cr) {
+    DimRuns out(static_cast<std::size_t>(sd.ndims()));
+    for (int d = 0; d < sd.ndims(); ++d) {
+        const std::vector<Piece> pieces = recv_pieces(rd, d, cr[static_cast<std::size_t>(d)]);
+        const int ps = sd.grid()[static_cast<std::size_t>(d)];
+        auto& od = out[static_cast<std::size_t>(d)];
+        od.resize(static_cast<std::size_t>(ps));
+        for (int cs = 0; cs < ps; ++cs)
+            od[static_cast<std::size_t>(cs)] = match_dim(sd, d, cs, pieces);
+    }
+    return out;
+}
+
+// Calls f(other_coords, runs per dimension) for every coordinate of the other
+// side that has a non-empty match in every dimension.
+template <class F>
+void for_each_peer(const DimRuns& dr, F&& f) {
+    const std::size_t nd = dr.size();
+    std::vector<std::vector<int>> nonempty(nd);
+    for (std::size_t d = 0; d < nd; ++d) {
+        for (std::size_t c = 0; c < dr[d].size(); ++c)
+            if (!dr[d][c].empty()) nonempty[d].push_back(static_cast<int>(c));
+        if (nonempty[d].empty()) return;
+    }
+    std::vector<std::size_t> it(nd, 0);
+    std::vector<int> coords(nd);
+    std::vector<const std::vector<Run>*> runs(nd);
+    for (;;) {
+        for (std::size_t d = 0; d < nd; ++d) {
+            coords[d] = nonempty[d][it[d]];
+            runs[d] = &dr[d][static_cast<std::size_t>(coords[d])];
+        }
+        f(coords, runs);
+        std::size_t d = nd;
+        while (d-- > 0) {
+            if (++it[d] < nonempty[d].size()) break;
+            it[d] = 0;
+        }
+        if (d == static_cast<std::size_t>(-1)) break;
+    }
+}
+
+} // namespace
+
+void check_sides(const Side& send, const Side& recv) {
+    if (!send.dist || !recv.dist) fail(Errc::null_pointer, "a side has no distribution");
+    const Shape& a = send.dist->shape();
+    const Shape& b = recv.dist->shape();
+    if (a.extents() != b.extents())
+        fail(Errc::mismatch,
+             "sender and receiver global shapes differ: " + to_string(a) + " vs " + to_string(b));
+    if (a.type() != b.type())
+        fail(Errc::mismatch, "sender and receiver element types differ: " + to_string(a.type()) +
+                                 " vs " + to_string(b.type()));
+    send.dist->check_disjoint_covering();
+    for (const Side* s : {&send, &recv})
+        if (s->layout.ndims() != a.ndims())
+            fail(Errc::layout, "layout has " + std::to_string(s->layout.ndims()) +
+                                   " dimensions but the data has " + std::to_string(a.ndims()));
+}
+
+std::vector<Region> pair_regions(const Side& send, const Side& recv, int s, int r) {
+    const Distribution& sd = *send.dist;
+    const Distribution& rd = *recv.dist;
+    const std::vector<int> cs = sd.coords(s), cr = rd.coords(r);
+    std::vector<std::vector<Run>> per_dim(static_cast<std::size_t>(sd.ndims()));
+    std::vector<const std::vector<Run>*> runs;
+    for (int d = 0; d < sd.ndims(); ++d) {
+        auto& pd = per_dim[static_cast<std::size_t>(d)];
+        pd = match_dim(sd, d, cs[static_cast<std::size_t>(d)],
+                       recv_pieces(rd, d, cr[static_cast<std::size_t>(d)]));
+        if (pd.empty()) return {};
+        runs.push_back(&pd);
+    }
+    std::vector<Region> out;
+    emit_regions(runs, byte_strides(bind(send, s), bind(recv, r)), out);
+    return out;
+}
+
+std::vector<std::vector<Range>> pair_global_ranges(const Side& send, const Side& recv, int s,
+                                                   int r) {
+    const Distribution& sd = *send.dist;
+    const Distribution& rd = *recv.dist;
+    const std::vector<int> cs = sd.coords(s), cr = rd.coords(r);
+    std::vector<std::vector<Range>> out(static_cast<std::size_t>(sd.ndims()));
+    for (int d = 0; d < sd.ndims(); ++d) {
+        const int c = cs[static_cast<std::size_t>(d)];
+        std::vector<Range> got;
+        const Index cnt = sd.segment_count(d, c);
+        for (const Piece& p : recv_pieces(rd, d, cr[static_cast<std::size_t>(d)])) {
+            if (p.kind == PieceKind::zero) continue;
+            const Index end = p.kind == PieceKind::run ? p.src + p.n : p.src + 1;
+            for (Index k = sd.first_segment_ending_after(d, c, p.src); k < cnt; ++k) {
+                const Segment seg = sd.segment(d, c, k);
+                if (seg.own_lo >= end) break;
+                const Index x = std::max(p.src, seg.own_lo), y = std::min(end, seg.own_hi);
+                if (x < y) got.push_back({x, y - 1});
+            }
+        }
+        if (got.empty()) return {};
+        std::sort(got.begin(), got.end(),
+                  [](const Range& a, const Range& b) { return a.first < b.first; });
+        auto& od = out[static_cast<std::size_t>(d)];
+        for (const Range& g : got) {
+            if (!od.empty() && g.first <= od.back().last + 1)
+                od.back().last = std::max(od.back().last, g.last);
+            else
+                od.push_back(g);
+        }
+    }
+    return out;
+}
+
+LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int recv_index) {
+    check_sides(send, recv);
+    const Distribution& sd = *send.dist;
+    const Distribution& rd = *recv.dist;
+    LocalPlan plan;
+    plan.elem_size = sd.shape().elem_size();
+    if (send_index >= 0) {
+        plan.send_layout = bind(send, send_index);
+        const DimRuns dr = runs_from_sender(sd, rd, sd.coords(send_index));
+        for_each_peer(
+            dr, [&](const std::vector<int>& cr, const std::vector<const std::vector<Run>*>& runs) {
+                const int r = rd.index_of(cr);
+                std::vector<Region>* target = &plan.self;
+                if (r != recv_index) {
+                    plan.sends.push_back({r, 0, {}});
+                    target = &plan.sends.back().regions;
+                }
+                emit_regions(runs, byte_strides(plan.send_layout, bind(recv, r)), *target);
+                if (r != recv_index) plan.sends.back().elements = count_elements(*target);
+            });
+    }
+    if (recv_index >= 0) {
+        plan.recv_layout = bind(recv, recv_index);
+        const DimRuns dr = runs_to_receiver(sd, rd, rd.coords(recv_index));
+        for_each_peer(
+            dr, [&](const std::vector<int>& cs, const std::vector<const std::vector<Run>*>& runs) {
+                const int s = sd.index_of(cs);
+                if (s == send_index) return; // the self part, planned above
+                plan.recvs.push_back({s, 0, {}});
+                emit_regions(runs, byte_strides(bind(send, s), plan.recv_layout),
+                             plan.recvs.back().regions);
+                plan.recvs.back().elements = count_elements(plan.recvs.back().regions);
+            });
+        plan.fills = fill_regions(rd, plan.recv_layout, recv_index);
+    }
+    return plan;
+}
+
+} // namespace dri::core

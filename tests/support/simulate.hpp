@@ -1,0 +1,264 @@
+// In-memory oracle for the planning core: every process's buffers live in one
+// address space, a plan is executed by packing and unpacking the regions, and
+// every stored cell of every receiver (overlap, edge padding and layout
+// padding included) is compared with the value derived from its global index.
+#pragma once
+
+#include "copy.hpp"
+#include "plan.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dri::test {
+
+using core::Index;
+
+// Byte k of the element with global linear index g.
+inline std::uint8_t element_byte(Index g, Index k) {
+    std::uint64_t x =
+        static_cast<std::uint64_t>(g) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(k) + 1;
+    x ^= x >> 29;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 32;
+    return static_cast<std::uint8_t>(x);
+}
+
+inline constexpr std::uint8_t send_poison = 0xEE; // sender cells that are not owned
+inline constexpr std::uint8_t recv_poison = 0xCD; // receiver bytes before the transfer
+
+// Global coordinate of local index `i` along dimension d of coordinate c, or
+// nullopt when that stored cell is zero padding. Found by a plain scan of the
+// segments: independent of the planner's piece intersection.
+inline std::optional<Index> source_index(const core::Distribution& dist, int d, int c, Index i) {
+    const Index n = dist.shape().extent(d);
+    const auto edge = dist.partition()[static_cast<std::size_t>(d)].edge;
+    for (Index k = 0; k < dist.segment_count(d, c); ++k) {
+        const core::Segment s = dist.segment(d, c, k);
+        if (i < s.local || i >= s.local + (s.hi - s.lo)) continue;
+        const Index g = s.lo + (i - s.local);
+        if (g >= 0 && g < n) return g;
+        switch (edge) {
+        case core::EdgePolicy::zero:
+            return std::nullopt;
+        case core::EdgePolicy::replicate:
+            return g < 0 ? 0 : n - 1;
+        case core::EdgePolicy::wrap:
+            return ((g % n) + n) % n;
+        case core::EdgePolicy::truncate:
+            break;
+        }
+        throw std::logic_error("truncated segment reaches past the bounds");
+    }
+    throw std::logic_error("local index outside every segment");
+}
+
+// Whether local index i along d of coordinate c is owned (not overlap).
+inline bool owned(const core::Distribution& dist, int d, int c, Index i) {
+    for (Index k = 0; k < dist.segment_count(d, c); ++k) {
+        const core::Segment s = dist.segment(d, c, k);
+        const Index g = s.lo + (i - s.local);
+        if (i >= s.local && i < s.local + (s.hi - s.lo)) return g >= s.own_lo && g < s.own_hi;
+    }
+    return false;
+}
+
+// Calls f(local multi-index) for every stored cell of a local block.
+template <class F>
+void for_each_cell(const std::vector<Index>& ext, F&& f) {
+    for (Index e : ext)
+        if (e == 0) return;
+    std::vector<Index> idx(ext.size(), 0);
+    for (;;) {
+        f(idx);
+        std::size_t d = ext.size();
+        while (d-- > 0) {
+            if (++idx[d] < ext[d]) break;
+            idx[d] = 0;
+        }
+        if (d == static_cast<std::size_t>(-1)) return;
+    }
+}
+
+struct SimResult {
+    bool ok = true;
+    std::string error; // first mismatch, human readable
+    Index cells_checked = 0;
+    Index messages = 0;
+};
+
+// Which process plays which role: process p is sender send_of[p] (or -1)
+// and receiver recv_of[p] (or -1).
+struct Roles {
+    std::vector<int> send_of, recv_of;
+};
+
+inline Roles make_roles(int ps, int pr, bool shared) {
+    Roles r;
+    if (shared) {
+        const int n = std::max(ps, pr);
+        for (int p = 0; p < n; ++p) {
+            r.send_of.push_back(p < ps ? p : -1);
+            r.recv_of.push_back(p < pr ? p : -1);
+        }
+    } else {
+        for (int p = 0; p < ps; ++p)
+            r.send_of.push_back(p), r.recv_of.push_back(-1);
+        for (int p = 0; p < pr; ++p)
+            r.send_of.push_back(-1), r.recv_of.push_back(p);
+    }
+    return r;
+}
+
+inline SimResult simulate(const core::Side& send, const core::Side& recv, const Roles& roles) {
+    SimResult res;
+    auto fail = [&](std::string msg) {
+        if (res.ok) res.error = std::move(msg);
+        res.ok = false;
+    };
+    const core::Distribution& sd = *send.dist;
+    const core::Distribution& rd = *recv.dist;
+    const Index elem = sd.shape().elem_size();
+    const int nd = sd.ndims();
+    const auto& gext = sd.shape().extents();
+    auto linear = [&](const std::vector<Index>& g) {
+        Index l = 0;
+        for (int d = 0; d < nd; ++d)
+            l = l * gext[static_cast<std::size_t>(d)] + g[static_cast<std::size_t>(d)];
+        return l;
+    };
+
+    // Sender buffers: owned cells hold their values, everything else poison.
+    std::vector<std::vector<std::byte>> sbuf(static_cast<std::size_t>(sd.nprocs()));
+    for (int s = 0; s < sd.nprocs(); ++s) {
+        const core::LocalLayout ll = core::bind_layout(send.layout, sd.local_extents(s), elem);
+        auto& buf = sbuf[static_cast<std::size_t>(s)];
+        buf.assign(static_cast<std::size_t>(ll.bytes), std::byte{send_poison});
+        const std::vector<int> c = sd.coords(s);
+        for_each_cell(ll.extents, [&](const std::vector<Index>& li) {
+            std::vector<Index> g(static_cast<std::size_t>(nd));
+            for (int d = 0; d < nd; ++d) {
+                const auto du = static_cast<std::size_t>(d);
+                if (!owned(sd, d, c[du], li[du])) return;
+                g[du] = *source_index(sd, d, c[du], li[du]);
+            }
+            const Index off = ll.offset(li), L = linear(g);
+            for (Index k = 0; k < elem; ++k)
+                buf[static_cast<std::size_t>(off + k)] = std::byte{element_byte(L, k)};
+        });
+    }
+    std::vector<std::vector<std::byte>> rbuf(static_cast<std::size_t>(rd.nprocs()));
+    std::vector<core::LocalLayout> rlay(static_cast<std::size_t>(rd.nprocs()));
+    for (int r = 0; r < rd.nprocs(); ++r) {
+        rlay[static_cast<std::size_t>(r)] =
+            core::bind_layout(recv.layout, rd.local_extents(r), elem);
+        rbuf[static_cast<std::size_t>(r)].assign(
+            static_cast<std::size_t>(rlay[static_cast<std::size_t>(r)].bytes),
+            std::byte{recv_poison});
+    }
+
+    // Plans of every process; messages travel as packed streams.
+    std::map<std::pair<int, int>, std::vector<std::byte>> wire;
+    std::vector<core::LocalPlan> plans;
+    for (std::size_t p = 0; p < roles.send_of.size(); ++p)
+        plans.push_back(core::plan_local(send, recv, roles.send_of[p], roles.recv_of[p]));
+    for (std::size_t p = 0; p < plans.size(); ++p) {
+        const core::LocalPlan& pl = plans[p];
+        const int s = roles.send_of[p], r = roles.recv_of[p];
+        if (s >= 0 &&
+            pl.send_layout.bytes != static_cast<Index>(sbuf[static_cast<std::size_t>(s)].size()))
+            fail("plan's send buffer size differs from the layout's");
+        for (const core::PeerRegions& pr : pl.sends) {
+            std::vector<std::byte> stream(static_cast<std::size_t>(pr.elements * elem));
+            Index off = 0;
+            for (const core::Region& reg : pr.regions)
+                off += core::pack_region(sbuf[static_cast<std::size_t>(s)].data(), reg, elem,
+                                         stream.data() + off);
+            if (off != pr.elements * elem) fail("packed size differs from the counted size");
+            if (!wire.emplace(std::make_pair(s, pr.peer), std::move(stream)).second)
+                fail("two messages from sender " + std::to_string(s) + " to receiver " +
+                     std::to_string(pr.peer));
+            ++res.messages;
+        }
+        for (const core::Region& reg : pl.self)
+            core::copy_region(sbuf[static_cast<std::size_t>(s)].data(),
+                              rbuf[static_cast<std::size_t>(r)].data(), reg, elem);
+    }
+    for (std::size_t p = 0; p < plans.size(); ++p) {
+        const core::LocalPlan& pl = plans[p];
+        const int r = roles.recv_of[p];
+        for (const core::Region& reg : pl.fills)
+            core::zero_region(rbuf[static_cast<std::size_t>(r)].data(), reg, elem);
+        for (const core::PeerRegions& pr : pl.recvs) {
+            auto it = wire.find({pr.peer, r});
+            if (it == wire.end()) {
+                fail("receiver " + std::to_string(r) + " expects a message from sender " +
+                     std::to_string(pr.peer) + " that was not sent");
+                continue;
+            }
+            if (static_cast<Index>(it->second.size()) != pr.elements * elem)
+                fail("message " + std::to_string(pr.peer) + "->" + std::to_string(r) + " has " +
+                     std::to_string(it->second.size()) + " bytes, receiver expects " +
+                     std::to_string(pr.elements * elem));
+            else {
+                Index off = 0;
+                for (const core::Region& reg : pr.regions)
+                    off += core::unpack_region(it->second.data() + off, reg, elem,
+                                               rbuf[static_cast<std::size_t>(r)].data());
+            }
+            wire.erase(it);
+        }
+    }
+    if (!wire.empty())
+        fail("message " + std::to_string(wire.begin()->first.first) + "->" +
+             std::to_string(wire.begin()->first.second) + " was sent but no receiver expected it");
+
+    // Check every receiver byte: cells against the oracle, the rest untouched.
+    for (int r = 0; r < rd.nprocs() && res.ok; ++r) {
+        const core::LocalLayout& ll = rlay[static_cast<std::size_t>(r)];
+        const auto& buf = rbuf[static_cast<std::size_t>(r)];
+        std::vector<bool> is_cell(buf.size(), false);
+        const std::vector<int> c = rd.coords(r);
+        for_each_cell(ll.extents, [&](const std::vector<Index>& li) {
+            if (!res.ok) return;
+            std::vector<Index> g(static_cast<std::size_t>(nd));
+            bool zero = false;
+            for (int d = 0; d < nd; ++d) {
+                const auto du = static_cast<std::size_t>(d);
+                const auto src = source_index(rd, d, c[du], li[du]);
+                if (!src)
+                    zero = true;
+                else
+                    g[du] = *src;
+            }
+            const Index off = ll.offset(li);
+            for (Index k = 0; k < elem; ++k) {
+                const auto at = static_cast<std::size_t>(off + k);
+                is_cell[at] = true;
+                const std::uint8_t want = zero ? 0 : element_byte(linear(g), k);
+                const auto got = static_cast<std::uint8_t>(buf[at]);
+                if (got != want) {
+                    std::string where;
+                    for (Index x : li)
+                        where += (where.empty() ? "" : ",") + std::to_string(x);
+                    fail("receiver " + std::to_string(r) + " local cell (" + where + ") byte " +
+                         std::to_string(k) + ": got " + std::to_string(got) + ", want " +
+                         std::to_string(want) + (zero ? " (zero padding)" : ""));
+                    return;
+                }
+            }
+            ++res.cells_checked;
+        });
+        for (std::size_t i = 0; i < buf.size() && res.ok; ++i)
+            if (!is_cell[i] && static_cast<std::uint8_t>(buf[i]) != recv_poison)
+                fail("receiver " + std::to_string(r) + " layout padding byte " + std::to_string(i) +
+                     " was written");
+    }
+    return res;
+}
+
+} // namespace dri::test

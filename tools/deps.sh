@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dri needs that are missing (idempotent).
+# Uses sudo when not root. Extra package names may be given as arguments.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config mpich libmpich-dev libfftw3-dev doctest-dev "$@")
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+echo "dri: installing ${missing[*]}" >&2
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
