@@ -58,10 +58,15 @@ void validate_partition(const Shape& shape, const Partition& part) {
         fail(Errc::partition, "partition has " + std::to_string(part.size()) +
                                   " dimensions but the global array has " +
                                   std::to_string(shape.ndims()));
-    for (std::size_t d = 0; d < part.size(); ++d) {
-        const DimPartition& dp = part[d];
-        const Index n = shape.extent(static_cast<int>(d));
-        const std::string where = dim_name(d) + " (extent " + std::to_string(n) + "): ";
+    for (std::size_t d = 0; d < part.size(); ++d)
+        validate_dim_partition(part[d], d, shape.extent(static_cast<int>(d)));
+}
+
+void validate_dim_partition(const DimPartition& dp, std::size_t d, Index n) {
+    const bool known = n != unbounded;
+    {
+        const std::string where =
+            dim_name(d) + (known ? " (extent " + std::to_string(n) + "): " : std::string(": "));
         switch (dp.kind) {
         case PartKind::whole:
         case PartKind::block:
@@ -86,7 +91,7 @@ void validate_partition(const Shape& shape, const Partition& part) {
             fail(Errc::overlap, where + "overlap must be >= 0, got left " +
                                     std::to_string(dp.left) + ", right " +
                                     std::to_string(dp.right));
-        if (dp.left > n || dp.right > n)
+        if (known && (dp.left > n || dp.right > n))
             fail(Errc::overlap, where + "overlap (left " + std::to_string(dp.left) + ", right " +
                                     std::to_string(dp.right) + ") exceeds the extent");
         if (dp.nprocs < 0)
@@ -106,7 +111,7 @@ void validate_partition(const Shape& shape, const Partition& part) {
             if (dp.min_block > dp.max_block)
                 fail(Errc::minmax, where + "min block extent " + std::to_string(dp.min_block) +
                                        " > max block extent " + std::to_string(dp.max_block));
-            if (dp.min_block > n)
+            if (known && dp.min_block > n)
                 fail(Errc::minmax, where + "min block extent " + std::to_string(dp.min_block) +
                                        " exceeds the extent");
             break;
@@ -127,7 +132,8 @@ void validate_partition(const Shape& shape, const Partition& part) {
             for (std::size_t i = 0; i < dp.ranges.size(); ++i) {
                 const Range& r = dp.ranges[i];
                 const bool empty = r.last == r.first - 1;
-                if (r.first < 0 || r.first > n || (!empty && (r.last < r.first || r.last >= n)))
+                if (r.first < 0 || (known && r.first > n) ||
+                    (!empty && (r.last < r.first || (known && r.last >= n))))
                     fail(Errc::partition,
                          where + "range " + std::to_string(i) + " [" + std::to_string(r.first) +
                              ", " + std::to_string(r.last) + "] is not inside [0, " +

@@ -72,6 +72,9 @@ using Partition = std::vector<DimPartition>;
 // Checks a partition against a shape (dimension count, overlap, min/max,
 // ranges inside the bounds). Throws Error with a message naming the dimension.
 void validate_partition(const Shape& shape, const Partition& part);
+// The checks of one dimension; with extent == unbounded only those that do
+// not depend on the extent (used when a partition is created on its own).
+void validate_dim_partition(const DimPartition& dp, std::size_t dim, Index extent);
 
 // Whether `p` processes along dimension `d` satisfy that dimension's constraints.
 // On failure `why` (if given) says which constraint failed.

@@ -7,6 +7,7 @@
 #include "copy.hpp"
 #include "plan.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -18,10 +19,11 @@ namespace dri::test {
 
 using core::Index;
 
-// Byte k of the element with global linear index g.
-inline std::uint8_t element_byte(Index g, Index k) {
-    std::uint64_t x =
-        static_cast<std::uint64_t>(g) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(k) + 1;
+// Byte k of the element with global linear index g in frame `frame`.
+inline std::uint8_t element_byte(Index g, Index k, int frame = 0) {
+    std::uint64_t x = static_cast<std::uint64_t>(g) * 0x9E3779B97F4A7C15ull +
+                      static_cast<std::uint64_t>(k) + 1 +
+                      static_cast<std::uint64_t>(frame) * 0xD1B54A32D192ED03ull;
     x ^= x >> 29;
     x *= 0xBF58476D1CE4E5B9ull;
     x ^= x >> 32;
@@ -114,6 +116,86 @@ inline Roles make_roles(int ps, int pr, bool shared) {
     return r;
 }
 
+inline Index linear_index(const std::vector<Index>& gext, const std::vector<Index>& g) {
+    Index l = 0;
+    for (std::size_t d = 0; d < g.size(); ++d)
+        l = l * gext[d] + g[d];
+    return l;
+}
+
+// Fills sender s's buffer: owned cells with their values for `frame`,
+// everything else (overlap, layout padding) with poison.
+inline void fill_sender(const core::Distribution& sd, const core::Layout& layout, int s,
+                        std::byte* buf, Index bytes, int frame = 0) {
+    const Index elem = sd.shape().elem_size();
+    const int nd = sd.ndims();
+    const core::LocalLayout ll = core::bind_layout(layout, sd.local_extents(s), elem);
+    std::fill(buf, buf + bytes, std::byte{send_poison});
+    const std::vector<int> c = sd.coords(s);
+    for_each_cell(ll.extents, [&](const std::vector<Index>& li) {
+        std::vector<Index> g(static_cast<std::size_t>(nd));
+        for (int d = 0; d < nd; ++d) {
+            const auto du = static_cast<std::size_t>(d);
+            if (!owned(sd, d, c[du], li[du])) return;
+            g[du] = *source_index(sd, d, c[du], li[du]);
+        }
+        const Index off = ll.offset(li), L = linear_index(sd.shape().extents(), g);
+        for (Index k = 0; k < elem; ++k)
+            buf[off + k] = std::byte{element_byte(L, k, frame)};
+    });
+}
+
+// Checks every byte of receiver r's buffer after a reorganization of
+// `frame`: cells against the oracle, bytes between cells untouched
+// (recv_poison). Returns "" or the first mismatch; counts checked cells.
+inline std::string check_receiver(const core::Distribution& rd, const core::Layout& layout, int r,
+                                  const std::byte* buf, Index bytes, int frame = 0,
+                                  Index* cells = nullptr) {
+    const Index elem = rd.shape().elem_size();
+    const int nd = rd.ndims();
+    const core::LocalLayout ll = core::bind_layout(layout, rd.local_extents(r), elem);
+    std::vector<bool> is_cell(static_cast<std::size_t>(bytes), false);
+    const std::vector<int> c = rd.coords(r);
+    std::string err;
+    for_each_cell(ll.extents, [&](const std::vector<Index>& li) {
+        if (!err.empty()) return;
+        std::vector<Index> g(static_cast<std::size_t>(nd));
+        bool zero = false;
+        for (int d = 0; d < nd; ++d) {
+            const auto du = static_cast<std::size_t>(d);
+            const auto src = source_index(rd, d, c[du], li[du]);
+            if (!src)
+                zero = true;
+            else
+                g[du] = *src;
+        }
+        const Index off = ll.offset(li);
+        for (Index k = 0; k < elem; ++k) {
+            const auto at = static_cast<std::size_t>(off + k);
+            is_cell[at] = true;
+            const std::uint8_t want =
+                zero ? 0 : element_byte(linear_index(rd.shape().extents(), g), k, frame);
+            const auto got = static_cast<std::uint8_t>(buf[at]);
+            if (got != want) {
+                std::string where;
+                for (Index x : li)
+                    where += (where.empty() ? "" : ",") + std::to_string(x);
+                err = "receiver " + std::to_string(r) + " local cell (" + where + ") byte " +
+                      std::to_string(k) + ": got " + std::to_string(got) + ", want " +
+                      std::to_string(want) + (zero ? " (zero padding)" : "") + ", frame " +
+                      std::to_string(frame);
+                return;
+            }
+        }
+        if (cells) ++*cells;
+    });
+    for (std::size_t i = 0; i < is_cell.size() && err.empty(); ++i)
+        if (!is_cell[i] && static_cast<std::uint8_t>(buf[i]) != recv_poison)
+            err = "receiver " + std::to_string(r) + " layout padding byte " + std::to_string(i) +
+                  " was written";
+    return err;
+}
+
 inline SimResult simulate(const core::Side& send, const core::Side& recv, const Roles& roles) {
     SimResult res;
     auto fail = [&](std::string msg) {
@@ -123,33 +205,13 @@ inline SimResult simulate(const core::Side& send, const core::Side& recv, const 
     const core::Distribution& sd = *send.dist;
     const core::Distribution& rd = *recv.dist;
     const Index elem = sd.shape().elem_size();
-    const int nd = sd.ndims();
-    const auto& gext = sd.shape().extents();
-    auto linear = [&](const std::vector<Index>& g) {
-        Index l = 0;
-        for (int d = 0; d < nd; ++d)
-            l = l * gext[static_cast<std::size_t>(d)] + g[static_cast<std::size_t>(d)];
-        return l;
-    };
 
-    // Sender buffers: owned cells hold their values, everything else poison.
     std::vector<std::vector<std::byte>> sbuf(static_cast<std::size_t>(sd.nprocs()));
     for (int s = 0; s < sd.nprocs(); ++s) {
-        const core::LocalLayout ll = core::bind_layout(send.layout, sd.local_extents(s), elem);
+        const Index bytes = core::bind_layout(send.layout, sd.local_extents(s), elem).bytes;
         auto& buf = sbuf[static_cast<std::size_t>(s)];
-        buf.assign(static_cast<std::size_t>(ll.bytes), std::byte{send_poison});
-        const std::vector<int> c = sd.coords(s);
-        for_each_cell(ll.extents, [&](const std::vector<Index>& li) {
-            std::vector<Index> g(static_cast<std::size_t>(nd));
-            for (int d = 0; d < nd; ++d) {
-                const auto du = static_cast<std::size_t>(d);
-                if (!owned(sd, d, c[du], li[du])) return;
-                g[du] = *source_index(sd, d, c[du], li[du]);
-            }
-            const Index off = ll.offset(li), L = linear(g);
-            for (Index k = 0; k < elem; ++k)
-                buf[static_cast<std::size_t>(off + k)] = std::byte{element_byte(L, k)};
-        });
+        buf.resize(static_cast<std::size_t>(bytes));
+        fill_sender(sd, send.layout, s, buf.data(), bytes);
     }
     std::vector<std::vector<std::byte>> rbuf(static_cast<std::size_t>(rd.nprocs()));
     std::vector<core::LocalLayout> rlay(static_cast<std::size_t>(rd.nprocs()));
@@ -217,46 +279,11 @@ inline SimResult simulate(const core::Side& send, const core::Side& recv, const 
         fail("message " + std::to_string(wire.begin()->first.first) + "->" +
              std::to_string(wire.begin()->first.second) + " was sent but no receiver expected it");
 
-    // Check every receiver byte: cells against the oracle, the rest untouched.
     for (int r = 0; r < rd.nprocs() && res.ok; ++r) {
-        const core::LocalLayout& ll = rlay[static_cast<std::size_t>(r)];
         const auto& buf = rbuf[static_cast<std::size_t>(r)];
-        std::vector<bool> is_cell(buf.size(), false);
-        const std::vector<int> c = rd.coords(r);
-        for_each_cell(ll.extents, [&](const std::vector<Index>& li) {
-            if (!res.ok) return;
-            std::vector<Index> g(static_cast<std::size_t>(nd));
-            bool zero = false;
-            for (int d = 0; d < nd; ++d) {
-                const auto du = static_cast<std::size_t>(d);
-                const auto src = source_index(rd, d, c[du], li[du]);
-                if (!src)
-                    zero = true;
-                else
-                    g[du] = *src;
-            }
-            const Index off = ll.offset(li);
-            for (Index k = 0; k < elem; ++k) {
-                const auto at = static_cast<std::size_t>(off + k);
-                is_cell[at] = true;
-                const std::uint8_t want = zero ? 0 : element_byte(linear(g), k);
-                const auto got = static_cast<std::uint8_t>(buf[at]);
-                if (got != want) {
-                    std::string where;
-                    for (Index x : li)
-                        where += (where.empty() ? "" : ",") + std::to_string(x);
-                    fail("receiver " + std::to_string(r) + " local cell (" + where + ") byte " +
-                         std::to_string(k) + ": got " + std::to_string(got) + ", want " +
-                         std::to_string(want) + (zero ? " (zero padding)" : ""));
-                    return;
-                }
-            }
-            ++res.cells_checked;
-        });
-        for (std::size_t i = 0; i < buf.size() && res.ok; ++i)
-            if (!is_cell[i] && static_cast<std::uint8_t>(buf[i]) != recv_poison)
-                fail("receiver " + std::to_string(r) + " layout padding byte " + std::to_string(i) +
-                     " was written");
+        const std::string err = check_receiver(
+            rd, recv.layout, r, buf.data(), static_cast<Index>(buf.size()), 0, &res.cells_checked);
+        if (!err.empty()) fail(err);
     }
     return res;
 }

@@ -1,0 +1,43 @@
+// Plan executors: immutable after construction; running one never plans and
+// never allocates.
+#pragma once
+
+#include "datatype.hpp"
+#include "plan.hpp"
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace dri::detail {
+
+class Executor {
+  public:
+    virtual ~Executor() = default;
+    // Blocking: one reorganization from `send` into `recv` (either may be
+    // null when the process lacks that role).
+    virtual void run(const std::byte* send, std::byte* recv) = 0;
+    // Non-blocking: start, then wait or test until done.
+    virtual void start(const std::byte* send, std::byte* recv) = 0;
+    virtual void wait() = 0;
+    virtual bool test() = 0;
+    // Frees MPI resources; the executor is unusable afterwards.
+    virtual void release() noexcept = 0;
+};
+
+// What an executor needs besides the plan: the communicator of the
+// transfer's participants (owned by the executor from now on) and where
+// each sender and receiver index sits in it.
+struct ExecutorContext {
+    MPI_Comm comm = MPI_COMM_NULL;
+    std::vector<int> send_rank; // sender index -> rank in comm
+    std::vector<int> recv_rank; // receiver index -> rank in comm
+};
+
+// One MPI_Alltoallw (or MPI_Ialltoallw) with one committed derived datatype
+// per peer and side; the self part and zero fills are local copies.
+std::unique_ptr<Executor> make_alltoallw_executor(const core::LocalPlan& plan, ExecutorContext ctx);
+
+} // namespace dri::detail

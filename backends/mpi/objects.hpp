@@ -1,0 +1,70 @@
+// Implementation objects behind the public handles (C++ classes and C
+// handles share them).
+#pragma once
+
+#include "dri/dri.hpp"
+
+#include "distribution.hpp"
+#include "layout.hpp"
+#include "plan.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dri::detail {
+
+class Executor;
+
+struct GlobalDataImpl {
+    core::Shape shape;
+};
+
+struct PartitionImpl {
+    core::Partition part;
+};
+
+struct GroupImpl {
+    MPI_Comm parent = MPI_COMM_NULL; // borrowed, never freed
+    std::vector<int> ranks;          // ranks in parent, in group order
+    int my_index = -1;
+    int parent_rank = -1;
+};
+
+struct DistributionImpl {
+    std::shared_ptr<const GroupImpl> group;
+    core::Distribution dist;
+};
+
+struct LayoutImpl {
+    core::Layout layout;
+};
+
+// One side of a transfer as declared by this process.
+struct Role {
+    std::shared_ptr<const DistributionImpl> dist;
+    core::Layout layout;
+    std::vector<std::span<std::byte>> buffers;
+    int current = 0;
+};
+
+struct TransferImpl {
+    std::string name;
+    std::optional<Role> send, recv;
+    Strategy strategy = Strategy::automatic;
+    Strategy chosen = Strategy::automatic;
+    bool committed = false;
+    bool in_flight = false;
+    std::unique_ptr<Executor> exec;
+
+    TransferImpl();
+    ~TransferImpl();
+    TransferImpl(const TransferImpl&) = delete;
+    TransferImpl& operator=(const TransferImpl&) = delete;
+    // Frees every MPI resource (used by the destructor and by finalize).
+    void release() noexcept;
+    MPI_Comm parent() const;
+};
+
+} // namespace dri::detail

@@ -1,0 +1,47 @@
+// The operations behind both public APIs. They take implementation objects,
+// throw core::Error, and are wrapped by the C++ classes (dri::Error) and by
+// the C binding (DRI_ERR_* codes).
+#pragma once
+
+#include "objects.hpp"
+#include "runtime.hpp"
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace dri::detail {
+
+std::shared_ptr<const GlobalDataImpl> make_globaldata(std::vector<core::Index> extents,
+                                                      core::ElementType type);
+std::shared_ptr<const PartitionImpl> make_partition(core::Partition part);
+// ranks empty: every process of parent.
+std::shared_ptr<const GroupImpl> make_group(MPI_Comm parent, std::vector<int> ranks);
+std::shared_ptr<const LayoutImpl> make_layout(core::Layout layout);
+
+// Collective over the group's processes. `pre` carries an error this process
+// found before the call (e.g. a bad handle): the call still takes part in the
+// collective steps, and every member fails with the same error.
+std::shared_ptr<const DistributionImpl> make_distribution(const GlobalDataImpl* gdo,
+                                                          const PartitionImpl* part,
+                                                          std::shared_ptr<const GroupImpl> group,
+                                                          const Status& pre = {});
+
+BlockInfo block_info(const DistributionImpl& dist, const LayoutImpl& layout, int index);
+
+std::shared_ptr<TransferImpl> make_transfer(std::string name);
+enum class RoleKind { send, recv };
+void declare_role(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
+                  const LayoutImpl& layout, std::span<const std::span<std::byte>> buffers);
+void set_strategy(TransferImpl& t, Strategy s);
+
+// Collective over comm; see commit.hpp.
+void commit(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Status& pre = {});
+
+void execute(TransferImpl& t);
+void start(TransferImpl& t);
+void wait(TransferImpl& t);
+bool test(TransferImpl& t);
+
+} // namespace dri::detail

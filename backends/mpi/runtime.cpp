@@ -1,0 +1,98 @@
+#include "runtime.hpp"
+
+#include "objects.hpp"
+
+#include <climits>
+#include <mutex>
+#include <set>
+
+namespace dri::detail {
+
+namespace {
+std::mutex mutex;
+bool initialized = false;
+std::set<TransferImpl*>& live_transfers() {
+    static std::set<TransferImpl*> s;
+    return s;
+}
+} // namespace
+
+bool is_initialized() noexcept {
+    std::lock_guard<std::mutex> lock(mutex);
+    return initialized;
+}
+
+void require_initialized() {
+    if (!is_initialized())
+        core::fail(core::Errc::not_initialized,
+                   "DRI is not initialized: call DRI_Init after MPI_Init");
+}
+
+bool mpi_alive() noexcept {
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    return init && !fin;
+}
+
+void runtime_init() {
+    if (!mpi_alive())
+        core::fail(core::Errc::not_initialized, "DRI_Init needs MPI to be initialized first");
+    std::lock_guard<std::mutex> lock(mutex);
+    if (initialized) core::fail(core::Errc::state, "DRI is already initialized");
+    initialized = true;
+}
+
+void runtime_finalize() {
+    std::set<TransferImpl*> leftover;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!initialized) core::fail(core::Errc::not_initialized, "DRI_Finalize without DRI_Init");
+        initialized = false;
+        leftover.swap(live_transfers());
+    }
+    for (TransferImpl* t : leftover)
+        t->release();
+}
+
+void register_transfer(TransferImpl* t) {
+    std::lock_guard<std::mutex> lock(mutex);
+    live_transfers().insert(t);
+}
+
+void unregister_transfer(TransferImpl* t) noexcept {
+    std::lock_guard<std::mutex> lock(mutex);
+    live_transfers().erase(t);
+}
+
+} // namespace dri::detail
+
+namespace dri::detail {
+
+void agree(MPI_Comm comm, const Status& mine) {
+    int me = 0;
+    check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+    int first = mine.failed() ? me : INT_MAX;
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+    if (first == INT_MAX) return;
+    long long head[2] = {static_cast<long long>(mine.code),
+                         static_cast<long long>(mine.message.size())};
+    check_mpi(MPI_Bcast(head, 2, MPI_LONG_LONG, first, comm), "MPI_Bcast");
+    std::string msg =
+        me == first ? mine.message : std::string(static_cast<std::size_t>(head[1]), ' ');
+    check_mpi(MPI_Bcast(msg.data(), static_cast<int>(head[1]), MPI_CHAR, first, comm), "MPI_Bcast");
+    core::fail(static_cast<core::Errc>(head[0]), "rank " + std::to_string(first) + ": " + msg);
+}
+
+MPI_Comm library_dup(MPI_Comm comm) {
+    MPI_Comm dup = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
+    const int rc = MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    if (rc != MPI_SUCCESS) {
+        MPI_Comm_free(&dup);
+        check_mpi(rc, "MPI_Comm_set_errhandler");
+    }
+    return dup;
+}
+
+} // namespace dri::detail

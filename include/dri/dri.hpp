@@ -1,0 +1,352 @@
+// dri.hpp - C++ API of dri, the Data Reorganization Interface over MPI.
+//
+// The same six objects as the C binding (dri.h), as move-only RAII types in
+// namespace dri. Errors are thrown as dri::Error carrying the DRI_ERR_* code.
+// Objects keep what they depend on alive (a distribution its group, a
+// transfer its distributions), so they may be destroyed in any order; all of
+// them must be gone or dri::finalize() called before MPI_Finalize.
+#pragma once
+
+#include "dri.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dri {
+
+using Index = std::int64_t;
+inline constexpr Index unbounded = DRI_UNBOUNDED;
+
+enum class Errc : int {
+    success = DRI_SUCCESS,
+    arg = DRI_ERR_ARG,
+    null_pointer = DRI_ERR_NULL,
+    handle = DRI_ERR_HANDLE,
+    ndims = DRI_ERR_NDIMS,
+    extent = DRI_ERR_EXTENT,
+    overflow = DRI_ERR_OVERFLOW,
+    type = DRI_ERR_TYPE,
+    partition = DRI_ERR_PARTITION,
+    overlap = DRI_ERR_OVERLAP,
+    minmax = DRI_ERR_MINMAX,
+    grid = DRI_ERR_GRID,
+    layout = DRI_ERR_LAYOUT,
+    not_disjoint = DRI_ERR_NOT_DISJOINT,
+    not_covering = DRI_ERR_NOT_COVERING,
+    mismatch = DRI_ERR_MISMATCH,
+    no_partner = DRI_ERR_NO_PARTNER,
+    duplicate = DRI_ERR_DUPLICATE,
+    buffer = DRI_ERR_BUFFER,
+    buffer_size = DRI_ERR_BUFFER_SIZE,
+    buffer_count = DRI_ERR_BUFFER_COUNT,
+    state = DRI_ERR_STATE,
+    not_initialized = DRI_ERR_NOT_INITIALIZED,
+    group = DRI_ERR_GROUP,
+    inconsistent = DRI_ERR_INCONSISTENT,
+    mpi = DRI_ERR_MPI,
+    no_memory = DRI_ERR_NO_MEMORY,
+    internal = DRI_ERR_INTERNAL,
+    remote = DRI_ERR_REMOTE,
+};
+
+class Error : public std::runtime_error {
+  public:
+    Error(Errc code, const std::string& what) : std::runtime_error(what), code_(code) {}
+    Errc code() const noexcept { return code_; }
+
+  private:
+    Errc code_;
+};
+
+enum class Type : int {
+    int8 = DRI_INT8,
+    uint8 = DRI_UINT8,
+    int16 = DRI_INT16,
+    uint16 = DRI_UINT16,
+    int32 = DRI_INT32,
+    uint32 = DRI_UINT32,
+    int64 = DRI_INT64,
+    uint64 = DRI_UINT64,
+    float32 = DRI_FLOAT,
+    float64 = DRI_DOUBLE,
+    complex_float = DRI_COMPLEX_FLOAT,
+    complex_double = DRI_COMPLEX_DOUBLE,
+    byte = DRI_BYTE,
+};
+
+enum class Edge : int {
+    truncate = DRI_EDGE_TRUNCATE,
+    zero = DRI_EDGE_ZERO,
+    replicate = DRI_EDGE_REPLICATE,
+    wrap = DRI_EDGE_WRAP,
+};
+
+enum class Strategy : int {
+    automatic = DRI_STRATEGY_AUTO,
+    alltoallw = DRI_STRATEGY_ALLTOALLW,
+};
+
+// Initialization: after MPI_Init, before MPI_Finalize. finalize() releases
+// the MPI resources of every object still alive.
+void init();
+void finalize();
+bool initialized();
+
+// Scoped init/finalize.
+class Session {
+  public:
+    Session() { init(); }
+    ~Session() { finalize(); }
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+};
+
+namespace detail {
+struct GlobalDataImpl;
+struct PartitionImpl;
+struct GroupImpl;
+struct DistributionImpl;
+struct LayoutImpl;
+struct TransferImpl;
+} // namespace detail
+
+// Shape and element type of the whole array. Local.
+class GlobalData {
+  public:
+    GlobalData(std::vector<Index> extents, Type type);
+    static GlobalData record(std::vector<Index> extents, Index record_bytes);
+
+    int ndims() const;
+    std::vector<Index> extents() const;
+    Index elem_size() const;
+
+    GlobalData(GlobalData&&) noexcept = default;
+    GlobalData& operator=(GlobalData&&) noexcept = default;
+    ~GlobalData();
+    std::shared_ptr<const detail::GlobalDataImpl> impl() const { return impl_; }
+
+  private:
+    explicit GlobalData(std::shared_ptr<const detail::GlobalDataImpl> i) : impl_(std::move(i)) {}
+    std::shared_ptr<const detail::GlobalDataImpl> impl_;
+};
+
+// Partition of one dimension (DRI 4-tuple, block-cyclic or explicit ranges).
+struct DimPart {
+    DRI_Partkind kind = DRI_PART_BLOCK;
+    Index left = 0, right = 0;
+    Index min_block = 1, max_block = unbounded;
+    Index block_size = 0;
+    int nprocs = 0;
+    Edge edge = Edge::truncate;
+    std::vector<std::pair<Index, Index>> ranges; // inclusive [first, last]
+
+    static DimPart whole() { return with_kind(DRI_PART_WHOLE); }
+    static DimPart block(int nprocs = 0) {
+        DimPart p = with_kind(DRI_PART_BLOCK);
+        p.nprocs = nprocs;
+        return p;
+    }
+    static DimPart block4(Index left, Index min_block, Index max_block, Index right,
+                          Edge edge = Edge::truncate) {
+        DimPart p = with_kind(DRI_PART_BLOCK);
+        p.left = left;
+        p.min_block = min_block;
+        p.max_block = max_block;
+        p.right = right;
+        p.edge = edge;
+        return p;
+    }
+    static DimPart cyclic(Index block_size, int nprocs = 0) {
+        DimPart p = with_kind(DRI_PART_CYCLIC);
+        p.block_size = block_size;
+        p.nprocs = nprocs;
+        return p;
+    }
+    static DimPart explicit_ranges(std::vector<std::pair<Index, Index>> r) {
+        DimPart p = with_kind(DRI_PART_RANGES);
+        p.ranges = std::move(r);
+        return p;
+    }
+    DimPart& overlap(Index l, Index r, Edge e = Edge::truncate) {
+        left = l;
+        right = r;
+        edge = e;
+        return *this;
+    }
+
+  private:
+    static DimPart with_kind(DRI_Partkind k) {
+        DimPart p;
+        p.kind = k;
+        return p;
+    }
+};
+
+class Partition {
+  public:
+    explicit Partition(std::vector<DimPart> dims);
+    // Text notation of docs/concepts.md, e.g. "block,whole~0:2:wrap".
+    static Partition parse(const std::string& spec);
+
+    int ndims() const;
+    Partition(Partition&&) noexcept = default;
+    Partition& operator=(Partition&&) noexcept = default;
+    ~Partition();
+    std::shared_ptr<const detail::PartitionImpl> impl() const { return impl_; }
+
+  private:
+    explicit Partition(std::shared_ptr<const detail::PartitionImpl> i) : impl_(std::move(i)) {}
+    std::shared_ptr<const detail::PartitionImpl> impl_;
+};
+
+// An ordered set of processes of a parent communicator. Local.
+class Group {
+  public:
+    // All processes of `parent`, in rank order.
+    explicit Group(MPI_Comm parent = MPI_COMM_WORLD);
+    Group(MPI_Comm parent, std::vector<int> ranks);
+
+    int size() const;
+    int index() const; // the caller's index, -1 if not a member
+    bool contains_me() const { return index() >= 0; }
+    const std::vector<int>& ranks() const;
+    MPI_Comm parent() const;
+
+    Group(Group&&) noexcept = default;
+    Group& operator=(Group&&) noexcept = default;
+    ~Group();
+    std::shared_ptr<const detail::GroupImpl> impl() const { return impl_; }
+
+  private:
+    std::shared_ptr<const detail::GroupImpl> impl_;
+};
+
+// How one process stores its block. Local.
+class Layout {
+  public:
+    // Row-major packed.
+    static Layout packed(int ndims);
+    // Dimensions slowest first ({1, 0} stores dimension 0 contiguously), with
+    // optional padding elements per dimension.
+    static Layout ordered(std::vector<int> order, std::vector<Index> pad = {});
+    static Layout strided(std::vector<Index> strides);
+
+    int ndims() const;
+    Layout(Layout&&) noexcept = default;
+    Layout& operator=(Layout&&) noexcept = default;
+    ~Layout();
+    std::shared_ptr<const detail::LayoutImpl> impl() const { return impl_; }
+
+  private:
+    explicit Layout(std::shared_ptr<const detail::LayoutImpl> i) : impl_(std::move(i)) {}
+    std::shared_ptr<const detail::LayoutImpl> impl_;
+};
+
+struct BlockInfo {
+    int index = -1;          // index in the group
+    std::vector<int> coords; // grid coordinates
+    std::vector<Index> owned_first, owned_last, owned_count;
+    std::vector<Index> stored_first, stored_last;
+    std::vector<Index> segments;     // owned blocks per dimension (block-cyclic > 1)
+    std::vector<Index> local_extent; // stored cells per dimension
+    std::vector<Index> strides;      // element strides in the buffer
+    Index bytes = 0;                 // bytes to allocate per buffer
+    Index elements() const {
+        Index e = 1;
+        for (Index x : local_extent)
+            e *= x;
+        return e;
+    }
+};
+
+// Global data + partition + group. Created collectively by the group's
+// processes, which must all pass the same global data and partition.
+class Distribution {
+  public:
+    Distribution(const GlobalData& gdo, const Partition& part, const Group& group);
+
+    std::vector<int> grid() const;
+    int size() const;  // processes in the group
+    int index() const; // the caller's index in the group, -1 if not a member
+    // The calling process's block under `layout` (before any buffer exists).
+    BlockInfo block(const Layout& layout) const;
+    BlockInfo block(const Layout& layout, int index) const;
+
+    Distribution(Distribution&&) noexcept = default;
+    Distribution& operator=(Distribution&&) noexcept = default;
+    ~Distribution();
+    std::shared_ptr<const detail::DistributionImpl> impl() const { return impl_; }
+
+  private:
+    std::shared_ptr<const detail::DistributionImpl> impl_;
+};
+
+// A named, planned reorganization.
+class Transfer {
+  public:
+    explicit Transfer(std::string name);
+
+    // Declare the sender role with n >= 1 buffers (cycled by execute()).
+    void send(const Distribution& dist, const Layout& layout,
+              std::span<const std::span<std::byte>> buffers);
+    void recv(const Distribution& dist, const Layout& layout,
+              std::span<const std::span<std::byte>> buffers);
+    // Any range of contiguous containers (vectors, arrays, spans) as buffers.
+    template <class Buffers>
+    void send(const Distribution& dist, const Layout& layout, Buffers&& buffers) {
+        const auto b = as_bytes_list(buffers);
+        send(dist, layout, std::span<const std::span<std::byte>>(b));
+    }
+    template <class Buffers>
+    void recv(const Distribution& dist, const Layout& layout, Buffers&& buffers) {
+        const auto b = as_bytes_list(buffers);
+        recv(dist, layout, std::span<const std::span<std::byte>>(b));
+    }
+    void strategy(Strategy s);
+
+    // Collective over the parent communicator of the transfer's groups.
+    void commit();
+    bool committed() const;
+
+    // One reorganization, then both sides advance to their next buffer.
+    void execute();
+    void start();
+    void wait();
+    bool test();
+    int current_send_buffer() const;
+    int current_recv_buffer() const;
+    const std::string& name() const;
+    Strategy chosen_strategy() const;
+
+    Transfer(Transfer&&) noexcept = default;
+    Transfer& operator=(Transfer&&) noexcept = default;
+    ~Transfer();
+    detail::TransferImpl* impl() const { return impl_.get(); }
+
+  private:
+    template <class Buffers>
+    static std::vector<std::span<std::byte>> as_bytes_list(Buffers& buffers) {
+        std::vector<std::span<std::byte>> out;
+        for (auto& b : buffers)
+            out.push_back(std::as_writable_bytes(std::span(b)));
+        return out;
+    }
+    detail::TransferImpl& checked() const; // throws Errc::handle when moved from
+    std::shared_ptr<detail::TransferImpl> impl_;
+};
+
+// Commits several transfers at once. Collective over `comm`: every process
+// passes the transfers it declared (possibly none); names are matched across
+// processes. On error every process throws and nothing is committed.
+void commit(MPI_Comm comm, std::span<Transfer* const> transfers);
+inline void commit(MPI_Comm comm, std::initializer_list<Transfer*> transfers) {
+    commit(comm, std::span<Transfer* const>(transfers.begin(), transfers.size()));
+}
+
+} // namespace dri

@@ -1,0 +1,30 @@
+// doctest runner for MPI tests: every rank runs the same test cases (they
+// call collectives in the same order); the process exits non-zero when any
+// rank failed, so one rank's failure fails the ctest test.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include "dri/dri.hpp"
+
+#include <mpi.h>
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int failed = 0;
+    {
+        dri::Session session;
+        doctest::Context ctx;
+        ctx.applyCommandLine(argc, argv);
+        if (rank != 0)
+            ctx.setOption("minimal", true); // rank 0 reports; the others only their failures
+        const int rc = ctx.run();
+        if (rc != 0 && rank != 0)
+            std::fprintf(stderr, "rank %d: test failures (rerun to see details)\n", rank);
+        failed = rc != 0;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return failed;
+}
