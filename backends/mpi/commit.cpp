@@ -276,7 +276,7 @@ struct CommList {
     std::vector<MPI_Comm> comms;
     ~CommList() {
         for (MPI_Comm& c : comms)
-            if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+            free_comm(c);
     }
 };
 
@@ -289,7 +289,7 @@ void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const
     MPI_Comm work = library_dup(comm);
     struct FreeWork {
         MPI_Comm& c;
-        ~FreeWork() { MPI_Comm_free(&c); }
+        ~FreeWork() { free_comm(c); }
     } free_work{work};
     int me = 0;
     check_mpi(MPI_Comm_rank(work, &me), "MPI_Comm_rank");
@@ -337,6 +337,7 @@ void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const
         MPI_Comm c = MPI_COMM_NULL;
         check_mpi(MPI_Comm_split(work, part ? 0 : MPI_UNDEFINED, me, &c), "MPI_Comm_split");
         if (part) {
+            count_handle(+1);
             comm_of[name] = comms.comms.size();
             comms.comms.push_back(c);
             check_mpi(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");

@@ -8,9 +8,15 @@ namespace dri::detail {
 
 using core::Index;
 
+Datatype::Datatype(MPI_Datatype t) : t_(t) {
+    if (t_ != MPI_DATATYPE_NULL) count_handle(+1);
+}
+
 void Datatype::reset() noexcept {
-    if (t_ != MPI_DATATYPE_NULL && mpi_alive()) MPI_Type_free(&t_);
+    if (t_ == MPI_DATATYPE_NULL) return;
+    if (mpi_alive()) MPI_Type_free(&t_);
     t_ = MPI_DATATYPE_NULL;
+    count_handle(-1);
 }
 
 namespace {

@@ -16,7 +16,7 @@ namespace dri::detail {
 class Datatype {
   public:
     Datatype() = default;
-    explicit Datatype(MPI_Datatype t) : t_(t) {}
+    explicit Datatype(MPI_Datatype t); // takes ownership of a committed type
     Datatype(Datatype&& o) noexcept : t_(o.t_) { o.t_ = MPI_DATATYPE_NULL; }
     Datatype& operator=(Datatype&& o) noexcept {
         if (this != &o) {

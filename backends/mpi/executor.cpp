@@ -84,13 +84,10 @@ class AlltoallwExecutor final : public Executor {
     }
 
     void release() noexcept override {
-        if (!mpi_alive()) {
-            comm_ = MPI_COMM_NULL;
-            return;
-        }
-        if (req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);
+        if (req_ != MPI_REQUEST_NULL && mpi_alive()) MPI_Wait(&req_, MPI_STATUS_IGNORE);
+        req_ = MPI_REQUEST_NULL;
         owned_.clear();
-        if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+        free_comm(comm_);
     }
 
   private:

@@ -29,10 +29,11 @@ core::Distribution create_distribution(const core::Shape* shape, const core::Par
     rc = MPI_Comm_create_group(g.parent, sub, 0x445249, &comm);
     MPI_Group_free(&sub);
     check_mpi(rc, "MPI_Comm_create_group");
+    count_handle(+1);
     struct FreeComm {
         MPI_Comm& c;
-        ~FreeComm() { MPI_Comm_free(&c); }
-    } free_comm{comm};
+        ~FreeComm() { detail::free_comm(c); }
+    } free_group_comm{comm};
     check_mpi(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
     agree(comm, pre); // a member that failed before the call fails it everywhere
 

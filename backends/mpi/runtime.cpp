@@ -2,6 +2,7 @@
 
 #include "objects.hpp"
 
+#include <atomic>
 #include <climits>
 #include <mutex>
 #include <set>
@@ -9,6 +10,7 @@
 namespace dri::detail {
 
 namespace {
+std::atomic<long> handles{0};
 std::mutex mutex;
 bool initialized = false;
 std::set<TransferImpl*>& live_transfers() {
@@ -33,6 +35,20 @@ bool mpi_alive() noexcept {
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
     return init && !fin;
+}
+
+void count_handle(int delta) noexcept {
+    handles += delta;
+}
+long live_handles() noexcept {
+    return handles.load();
+}
+
+void free_comm(MPI_Comm& c) noexcept {
+    if (c == MPI_COMM_NULL) return;
+    if (mpi_alive()) MPI_Comm_free(&c);
+    c = MPI_COMM_NULL;
+    count_handle(-1);
 }
 
 void runtime_init() {
@@ -87,9 +103,10 @@ void agree(MPI_Comm comm, const Status& mine) {
 MPI_Comm library_dup(MPI_Comm comm) {
     MPI_Comm dup = MPI_COMM_NULL;
     check_mpi(MPI_Comm_dup(comm, &dup), "MPI_Comm_dup");
+    count_handle(+1);
     const int rc = MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
     if (rc != MPI_SUCCESS) {
-        MPI_Comm_free(&dup);
+        free_comm(dup);
         check_mpi(rc, "MPI_Comm_set_errhandler");
     }
     return dup;

@@ -35,6 +35,13 @@ inline void check_mpi(int rc, const char* call) {
 // True while MPI is initialized and not finalized (MPI handles may be freed).
 bool mpi_alive() noexcept;
 
+// Accounting of the MPI handles the library owns (communicators and
+// datatypes): tests check it returns to zero once every object is gone.
+void count_handle(int delta) noexcept;
+long live_handles() noexcept;
+// Frees a communicator the library created (no-op for MPI_COMM_NULL).
+void free_comm(MPI_Comm& c) noexcept;
+
 } // namespace dri::detail
 
 namespace dri::detail {

@@ -5,8 +5,11 @@
 #include <doctest/doctest.h>
 
 #include "dri/dri.hpp"
+#include "runtime.hpp" // live_handles(): the library's own MPI handle count
 
 #include <mpi.h>
+
+#include <cstdio>
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
@@ -23,6 +26,12 @@ int main(int argc, char** argv) {
         if (rc != 0 && rank != 0)
             std::fprintf(stderr, "rank %d: test failures (rerun to see details)\n", rank);
         failed = rc != 0;
+        // Every test's objects are gone: the library must hold no MPI handle.
+        if (dri::detail::live_handles() != 0) {
+            std::fprintf(stderr, "rank %d: dri leaked %ld MPI handles\n", rank,
+                         dri::detail::live_handles());
+            failed = 1;
+        }
     }
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();

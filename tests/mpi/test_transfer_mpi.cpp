@@ -1,0 +1,267 @@
+// Targeted transfer scenarios over MPI: clique, bipartite and partly shared
+// process sets, overlap with every edge policy, block-cyclic, odd-size
+// records, several coexisting transfers, non-blocking execution, and errors
+// that must be the same on every rank.
+#include "scenario.hpp"
+#include "spec.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace dri::test;
+namespace core = dri::core;
+
+namespace {
+
+int world_size() {
+    int n = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
+
+int world_rank() {
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+Scenario make(const std::string& shape, const std::string& type, const std::string& send,
+              const std::string& recv, std::vector<int> sranks, std::vector<int> rranks) {
+    Scenario sc;
+    sc.shape = core::Shape(core::parse_shape(shape), core::parse_type(type));
+    sc.send_part = core::parse_partition(send);
+    sc.recv_part = core::parse_partition(recv);
+    sc.send_layout = core::Layout::packed(sc.shape.ndims());
+    sc.recv_layout = core::Layout::packed(sc.shape.ndims());
+    sc.send_ranks = std::move(sranks);
+    sc.recv_ranks = std::move(rranks);
+    return sc;
+}
+
+void check(const Scenario& sc) {
+    const ScenarioResult r = run_scenario(sc);
+    CHECK_MESSAGE(r.error.empty(), r.error);
+    CHECK(all_ok(r));
+}
+
+// Runs f and returns the error code it threw (success if none).
+template <class F>
+dri::Errc code_of(F&& f) {
+    try {
+        f();
+    } catch (const dri::Error& e) {
+        return e.code();
+    }
+    return dri::Errc::success;
+}
+
+// The same code on every rank?
+bool same_everywhere(dri::Errc c) {
+    int v[2] = {static_cast<int>(c), -static_cast<int>(c)};
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return v[0] == -v[1];
+}
+
+} // namespace
+
+TEST_CASE("clique corner turn, rows contiguous -> columns contiguous, 3 buffers") {
+    const int w = world_size();
+    Scenario sc = make("37x23", "cfloat", "block,whole", "whole,block", range_of_ranks(0, w - 1),
+                       range_of_ranks(0, w - 1));
+    sc.recv_layout = core::Layout::ordered({1, 0});
+    sc.nbuf_s = 3;
+    sc.nbuf_r = 3;
+    sc.frames = 5;
+    check(sc);
+    sc.nonblocking = true;
+    sc.name = "clique nonblocking";
+    check(sc);
+}
+
+TEST_CASE("bipartite pipeline: producers and consumers are different processes") {
+    const int w = world_size();
+    if (w < 2) return;
+    Scenario sc = make("40x17", "double", "block,whole", "whole,block",
+                       range_of_ranks(0, w / 2 - 1), range_of_ranks(w / 2, w - 1));
+    sc.recv_layout = core::Layout::ordered({1, 0});
+    sc.nonblocking = true;
+    check(sc);
+}
+
+TEST_CASE("partly shared groups in reversed order") {
+    const int w = world_size();
+    std::vector<int> s = range_of_ranks(0, (w + 1) / 2), r = range_of_ranks(w / 2, w - 1);
+    if (static_cast<int>(s.size()) > w) s.pop_back();
+    std::reverse(r.begin(), r.end());
+    Scenario sc = make("19x11x5", "float", "block,block,whole", "whole,block,block", s, r);
+    sc.recv_layout = core::Layout::ordered({2, 0, 1}, {1, 0, 2});
+    check(sc);
+}
+
+TEST_CASE("receive overlap with every edge policy") {
+    const int w = world_size();
+    for (const char* edge : {"truncate", "zero", "replicate", "wrap"}) {
+        const std::string e = edge;
+        Scenario sc = make("29x13", "int32", "block,whole", "block~2:3:" + e + ",whole~1:1:" + e,
+                           range_of_ranks(0, w - 1), range_of_ranks(0, w - 1));
+        sc.name = "halo " + e;
+        CAPTURE(e);
+        check(sc);
+    }
+}
+
+TEST_CASE("block-cyclic records of 7 bytes with padded layouts") {
+    const int w = world_size();
+    Scenario sc = make("31x9", "record7", "block,whole", "cyclic(3),whole",
+                       range_of_ranks(0, w - 1), range_of_ranks(0, w - 1));
+    sc.send_layout = core::Layout::ordered({0, 1}, {0, 3});
+    sc.recv_layout = core::Layout::ordered({1, 0}, {2, 1});
+    sc.frames = 4;
+    check(sc);
+    // And back, to explicit ranges that overlap on the receiving side.
+    Scenario back = make("31x9", "record7", "cyclic(2),whole", "ranges(0:20|10:30),whole",
+                         range_of_ranks(0, w - 1), {0, w - 1});
+    if (w == 1) back.recv_part = core::parse_partition("ranges(3:30),whole");
+    if (w == 1) back.recv_ranks = {0};
+    back.name = "cyclic to ranges";
+    check(back);
+}
+
+TEST_CASE("several transfers coexist and do not interfere") {
+    const int w = world_size();
+    const auto all = range_of_ranks(0, w - 1);
+    const dri::GlobalData a({24, 10}, dri::Type::int32), b({10, 24}, dri::Type::int32);
+    const dri::Group g(MPI_COMM_WORLD);
+    const dri::Distribution rows_a(
+        a, dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}), g);
+    const dri::Distribution cols_a(
+        a, dri::Partition({dri::DimPart::whole(), dri::DimPart::block()}), g);
+    const dri::Distribution rows_b(
+        b, dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}), g);
+    const dri::Distribution cols_b(
+        b, dri::Partition({dri::DimPart::whole(), dri::DimPart::block()}), g);
+    const dri::Layout packed = dri::Layout::packed(2), trans = dri::Layout::ordered({1, 0});
+    auto make_bufs = [](const dri::BlockInfo& bi, int fill) {
+        return std::vector<std::vector<int>>(
+            1, std::vector<int>(static_cast<std::size_t>(bi.elements()), fill));
+    };
+    auto sa = make_bufs(rows_a.block(packed), 1), ra = make_bufs(cols_a.block(trans), 0);
+    auto sb = make_bufs(rows_b.block(packed), 2), rb = make_bufs(cols_b.block(trans), 0);
+    // Fill with the global index, negated for transfer b.
+    const auto ba = rows_a.block(packed), bb = rows_b.block(packed);
+    for (dri::Index i = 0; i < ba.local_extent[0]; ++i)
+        for (dri::Index j = 0; j < 10; ++j)
+            sa[0][static_cast<std::size_t>(i * 10 + j)] =
+                static_cast<int>((ba.owned_first[0] + i) * 10 + j);
+    for (dri::Index i = 0; i < bb.local_extent[0]; ++i)
+        for (dri::Index j = 0; j < 24; ++j)
+            sb[0][static_cast<std::size_t>(i * 24 + j)] =
+                -static_cast<int>((bb.owned_first[0] + i) * 24 + j);
+    dri::Transfer ta("alpha"), tb("beta");
+    ta.send(rows_a, packed, sa);
+    ta.recv(cols_a, trans, ra);
+    tb.send(rows_b, packed, sb);
+    tb.recv(cols_b, trans, rb);
+    // Declared in different orders on different ranks: matched by name.
+    if (world_rank() % 2)
+        dri::commit(MPI_COMM_WORLD, {&tb, &ta});
+    else
+        dri::commit(MPI_COMM_WORLD, {&ta, &tb});
+    tb.execute();
+    ta.execute();
+    const auto ca = cols_a.block(trans), cb = cols_b.block(trans);
+    int wrong = 0;
+    for (dri::Index j = 0; j < ca.local_extent[1]; ++j)
+        for (dri::Index i = 0; i < 24; ++i)
+            wrong += ra[0][static_cast<std::size_t>(j * 24 + i)] !=
+                     static_cast<int>(i * 10 + ca.owned_first[1] + j);
+    for (dri::Index j = 0; j < cb.local_extent[1]; ++j)
+        for (dri::Index i = 0; i < 10; ++i)
+            wrong += rb[0][static_cast<std::size_t>(j * 10 + i)] !=
+                     -static_cast<int>(i * 24 + cb.owned_first[1] + j);
+    CHECK(wrong == 0);
+    CHECK(ta.chosen_strategy() == dri::Strategy::alltoallw);
+}
+
+TEST_CASE("errors are the same on every rank and leave nothing behind") {
+    const int w = world_size();
+    const int me = world_rank();
+    const dri::Group g(MPI_COMM_WORLD);
+    const dri::GlobalData gd({12, 8}, dri::Type::float32);
+    const dri::Layout packed = dri::Layout::packed(2);
+    const dri::Distribution rows(gd, dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}),
+                                 g);
+    std::vector<std::vector<float>> buf(
+        2, std::vector<float>(static_cast<std::size_t>(rows.block(packed).elements())));
+
+    SUBCASE("a name with senders but no receivers") {
+        dri::Transfer t("lonely");
+        t.send(rows, packed, buf);
+        const dri::Errc c = code_of([&] { t.commit(); });
+        CHECK(c == dri::Errc::no_partner);
+        CHECK(same_everywhere(c));
+        CHECK_FALSE(t.committed());
+    }
+    SUBCASE("a receiver group whose last process did not declare") {
+        dri::Transfer t("half");
+        t.send(rows, packed, buf);
+        if (me != w - 1 || w == 1) t.recv(rows, packed, buf);
+        dri::Errc c = code_of([&] { dri::commit(MPI_COMM_WORLD, {&t}); });
+        CHECK(c == (w == 1 ? dri::Errc::success : dri::Errc::no_partner));
+        CHECK(same_everywhere(c));
+    }
+    SUBCASE("the two sides disagree on the shape") {
+        const dri::GlobalData other({8, 12}, dri::Type::float32);
+        const dri::Distribution cols(
+            other, dri::Partition({dri::DimPart::whole(), dri::DimPart::block()}), g);
+        std::vector<std::vector<float>> rb(
+            1, std::vector<float>(static_cast<std::size_t>(cols.block(packed).elements())));
+        dri::Transfer t("mismatch");
+        t.send(rows, packed, buf);
+        t.recv(cols, packed, rb);
+        const dri::Errc c = code_of([&] { t.commit(); });
+        CHECK(c == dri::Errc::mismatch);
+        CHECK(same_everywhere(c));
+    }
+    SUBCASE("distribution creation with different extents on different ranks") {
+        const dri::GlobalData mine({12, me == 0 ? 8 : 9}, dri::Type::float32);
+        const dri::Errc c = code_of([&] {
+            dri::Distribution d(mine,
+                                dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}), g);
+        });
+        CHECK(c == (w == 1 ? dri::Errc::success : dri::Errc::inconsistent));
+        CHECK(same_everywhere(c));
+    }
+    SUBCASE("a process set that cannot hold the partition") {
+        const dri::GlobalData tiny({1, 8}, dri::Type::float32);
+        const dri::Errc c = code_of([&] {
+            dri::Distribution d(tiny,
+                                dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}), g);
+        });
+        CHECK(c == (w == 1 ? dri::Errc::success : dri::Errc::grid));
+        CHECK(same_everywhere(c));
+    }
+    SUBCASE("state errors: execute before commit, wait without start, start twice") {
+        dri::Transfer t("states");
+        t.send(rows, packed, buf);
+        t.recv(rows, packed, buf);
+        CHECK(code_of([&] { t.execute(); }) == dri::Errc::state);
+        t.commit();
+        CHECK(code_of([&] { t.wait(); }) == dri::Errc::state);
+        t.start();
+        CHECK(code_of([&] { t.start(); }) == dri::Errc::state);
+        t.wait();
+        CHECK(code_of([&] { t.send(rows, packed, buf); }) == dri::Errc::duplicate);
+        CHECK(code_of([&] { t.commit(); }) == dri::Errc::state);
+        CHECK(same_everywhere(dri::Errc::state));
+    }
+    SUBCASE("buffers: too small, none, duplicate role") {
+        dri::Transfer t("buffers");
+        std::vector<std::vector<float>> small(1, std::vector<float>(1));
+        if (rows.block(packed).elements() > 1)
+            CHECK(code_of([&] { t.send(rows, packed, small); }) == dri::Errc::buffer_size);
+        std::vector<std::vector<float>> none;
+        CHECK(code_of([&] { t.send(rows, packed, none); }) == dri::Errc::buffer_count);
+        t.send(rows, packed, buf);
+        CHECK(code_of([&] { t.send(rows, packed, buf); }) == dri::Errc::duplicate);
+    }
+}
