@@ -280,6 +280,83 @@ struct CommList {
     }
 };
 
+// The strategies to build for a requested one.
+std::vector<Strategy> candidates(Strategy s) {
+    switch (s) {
+    case Strategy::alltoallw:
+        return {Strategy::alltoallw};
+    case Strategy::packed:
+        return {Strategy::packed};
+    case Strategy::p2p:
+        return {Strategy::p2p};
+    case Strategy::measure:
+        return {Strategy::p2p, Strategy::packed, Strategy::alltoallw};
+    case Strategy::automatic:
+        break;
+    }
+    // The cheap rule: point to point moves each byte the fewest times (no
+    // intermediate copy for contiguous sides or long runs, cache-blocked
+    // kernels otherwise) and overlaps the self copy with the messages.
+    return {Strategy::p2p};
+}
+
+std::unique_ptr<Executor> make_executor(Strategy s, const core::LocalPlan& plan,
+                                        const ExecutorContext& ctx) {
+    switch (s) {
+    case Strategy::alltoallw:
+        return make_alltoallw_executor(plan, ctx);
+    case Strategy::packed:
+        return make_packed_executor(plan, ctx);
+    default:
+        return make_p2p_executor(plan, ctx);
+    }
+}
+
+// Candidate executors of one transfer, and their communicators (owned by
+// the executors; kept here to agree on timings).
+struct Built {
+    std::vector<Strategy> kinds;
+    std::vector<std::unique_ptr<Executor>> execs;
+    std::vector<MPI_Comm> comms;
+};
+
+// Times every candidate (one warm-up, then the median of three runs, the
+// slowest participant counting), keeps the fastest first and frees the others.
+// Collective over the transfer's participants; moves the user's buffers
+// (receive buffers are overwritten, like FFTW_MEASURE).
+void keep_fastest(TransferImpl& t, Built& b) {
+    const std::byte* send = t.send ? t.send->buffers[0].data() : nullptr;
+    std::byte* recv = t.recv ? t.recv->buffers[0].data() : nullptr;
+    std::size_t best = 0;
+    double best_time = 0;
+    for (std::size_t k = 0; k < b.execs.size(); ++k) {
+        double times[3];
+        b.execs[k]->run(send, recv);
+        for (double& tm : times) {
+            check_mpi(MPI_Barrier(b.comms[k]), "MPI_Barrier");
+            const double t0 = MPI_Wtime();
+            b.execs[k]->run(send, recv);
+            tm = MPI_Wtime() - t0;
+        }
+        std::sort(times, times + 3);
+        double slowest = times[1];
+        check_mpi(MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, b.comms[k]),
+                  "MPI_Allreduce");
+        if (k == 0 || slowest < best_time) {
+            best = k;
+            best_time = slowest;
+        }
+    }
+    std::swap(b.execs[0], b.execs[best]);
+    std::swap(b.kinds[0], b.kinds[best]);
+    std::swap(b.comms[0], b.comms[best]);
+    for (std::size_t k = 1; k < b.execs.size(); ++k)
+        b.execs[k]->release();
+    b.execs.resize(1);
+    b.kinds.resize(1);
+    b.comms.resize(1);
+}
+
 } // namespace
 
 void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Status& pre) {
@@ -326,49 +403,65 @@ void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const
     for (auto& [name, n] : names)
         validate(name, n);
 
-    // 4. one communicator per name, then the plans
-    std::map<std::string, TransferImpl*> local;
+    // 4. communicators (one per candidate strategy) for every name, in
+    //    sorted order on every process; then the plans and executors.
+    std::map<std::string, TransferImpl*> local; // sorted by name: the same order everywhere
     for (TransferImpl* t : xfers)
         local[t->name] = t;
     CommList comms;
-    std::map<std::string, std::size_t> comm_of;
+    std::map<std::string, std::vector<std::size_t>> comms_of;
     for (auto& [name, n] : names) {
         const bool part = local.count(name) != 0;
         MPI_Comm c = MPI_COMM_NULL;
         check_mpi(MPI_Comm_split(work, part ? 0 : MPI_UNDEFINED, me, &c), "MPI_Comm_split");
-        if (part) {
-            count_handle(+1);
-            comm_of[name] = comms.comms.size();
-            comms.comms.push_back(c);
-            check_mpi(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+        if (!part) continue;
+        count_handle(+1);
+        comms_of[name].push_back(comms.comms.size());
+        comms.comms.push_back(c);
+        check_mpi(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+        for (std::size_t k = 1; k < candidates(n.strategy).size(); ++k) {
+            comms_of[name].push_back(comms.comms.size());
+            comms.comms.push_back(library_dup(c));
         }
     }
-    std::vector<std::unique_ptr<Executor>> built(xfers.size());
-    const Status status = capture([&] {
-        for (std::size_t i = 0; i < xfers.size(); ++i) {
-            TransferImpl& t = *xfers[i];
-            Named& n = names.at(t.name);
-            const core::Side send{n.dist[0].get(), n.layout[0]}, recv{n.dist[1].get(), n.layout[1]};
-            const int si = t.send ? t.send->dist->group->my_index : -1;
-            const int ri = t.recv ? t.recv->dist->group->my_index : -1;
-            const core::LocalPlan plan = core::plan_local(send, recv, si, ri);
-            ExecutorContext ctx;
-            for (int r : n.ranks[0])
-                ctx.send_rank.push_back(position(n.participants, r));
-            for (int r : n.ranks[1])
-                ctx.recv_rank.push_back(position(n.participants, r));
-            MPI_Comm& c = comms.comms[comm_of.at(t.name)];
-            ctx.comm = c;
-            c = MPI_COMM_NULL; // the executor owns it now, even if it fails
-            built[i] = make_alltoallw_executor(plan, ctx);
-            t.chosen = Strategy::alltoallw;
-        }
-    });
-    agree(work, status);
-    for (std::size_t i = 0; i < xfers.size(); ++i) {
-        xfers[i]->exec = std::move(built[i]);
-        xfers[i]->committed = true;
-        for (auto* role : {&xfers[i]->send, &xfers[i]->recv})
+    std::map<std::string, Built> built;
+    agree(work, capture([&] {
+              for (auto& [name, tp] : local) {
+                  TransferImpl& t = *tp;
+                  Named& n = names.at(name);
+                  const core::Side send{n.dist[0].get(), n.layout[0]},
+                      recv{n.dist[1].get(), n.layout[1]};
+                  const int si = t.send ? t.send->dist->group->my_index : -1;
+                  const int ri = t.recv ? t.recv->dist->group->my_index : -1;
+                  const core::LocalPlan plan = core::plan_local(send, recv, si, ri);
+                  ExecutorContext ctx;
+                  for (int r : n.ranks[0])
+                      ctx.send_rank.push_back(position(n.participants, r));
+                  for (int r : n.ranks[1])
+                      ctx.recv_rank.push_back(position(n.participants, r));
+                  Built& b = built[name];
+                  const std::vector<Strategy> kinds = candidates(n.strategy);
+                  for (std::size_t k = 0; k < kinds.size(); ++k) {
+                      MPI_Comm& c = comms.comms[comms_of.at(name)[k]];
+                      ctx.comm = c;
+                      b.comms.push_back(c);
+                      c = MPI_COMM_NULL; // the executor owns it now, even if it fails
+                      b.kinds.push_back(kinds[k]);
+                      b.execs.push_back(make_executor(kinds[k], plan, ctx));
+                  }
+              }
+          }));
+    // 5. with several candidates, time them on the user's buffers and keep the fastest
+    agree(work, capture([&] {
+              for (auto& [name, b] : built)
+                  if (b.execs.size() > 1) keep_fastest(*local.at(name), b);
+          }));
+    for (auto& [name, b] : built) {
+        TransferImpl& t = *local.at(name);
+        t.exec = std::move(b.execs.front());
+        t.chosen = b.kinds.front();
+        t.committed = true;
+        for (auto* role : {&t.send, &t.recv})
             if (*role) (*role)->current = 0;
     }
 }

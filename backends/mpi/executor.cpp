@@ -3,6 +3,10 @@
 #include "copy.hpp"
 #include "runtime.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+
 namespace dri::detail {
 
 namespace {
@@ -100,11 +104,403 @@ class AlltoallwExecutor final : public Executor {
     std::byte dummy_{};
 };
 
+// Scratch memory for packed messages, 64-byte aligned so the kernels can use
+// aligned (non-temporal) stores. Allocated at commit, never in DRI_Do.
+class Scratch {
+  public:
+    Scratch() = default;
+    explicit Scratch(core::Index bytes) {
+        if (bytes <= 0) return;
+        const auto rounded = static_cast<std::size_t>((bytes + 63) / 64 * 64);
+        p_ = static_cast<std::byte*>(std::aligned_alloc(64, rounded));
+        if (!p_)
+            core::fail(core::Errc::no_memory,
+                       "cannot allocate " + std::to_string(bytes) + " bytes of scratch");
+    }
+    Scratch(Scratch&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+    Scratch& operator=(Scratch&& o) noexcept {
+        std::swap(p_, o.p_);
+        return *this;
+    }
+    Scratch(const Scratch&) = delete;
+    ~Scratch() { std::free(p_); }
+    std::byte* get() const { return p_; }
+
+  private:
+    std::byte* p_ = nullptr;
+};
+
+core::Index total_bytes(const std::vector<core::Region>& regs, core::Index elem) {
+    core::Index n = 0;
+    for (const core::Region& r : regs)
+        n = core::checked_add(n, core::checked_mul(r.elements(), elem, "bytes"), "bytes");
+    return n;
+}
+
+void pack_all(const std::byte* src, const std::vector<core::Region>& regs, core::Index elem,
+              std::byte* out) {
+    for (const core::Region& r : regs)
+        out += core::pack_region(src, r, elem, out);
+}
+
+void unpack_all(const std::byte* in, const std::vector<core::Region>& regs, core::Index elem,
+                std::byte* dst) {
+    for (const core::Region& r : regs)
+        in += core::unpack_region(in, r, elem, dst);
+}
+
+// One side of one message: where its bytes are when they travel.
+enum class Route {
+    direct,   // one contiguous run in the user's buffer, sent/received as bytes
+    datatype, // long contiguous runs: a derived datatype on the user's buffer
+    packed,   // through scratch memory, packed/unpacked by our kernels
+};
+
+// The route of one side of a message (is_send: the sender's side).
+Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_send,
+               core::Index* offset) {
+    auto stride = [&](const core::Axis& a) { return is_send ? a.s : a.r; };
+    if (regs.size() == 1) {
+        const core::Region& r = regs[0];
+        if (r.axes.empty() || (r.axes.size() == 1 && stride(r.axes[0]) == elem)) {
+            *offset = is_send ? r.s_off : r.r_off;
+            return Route::direct;
+        }
+    }
+    // Long runs: the innermost axis is contiguous on this side and long.
+    constexpr core::Index long_run = 2048;
+    bool long_runs = true;
+    for (const core::Region& r : regs)
+        long_runs &=
+            !r.axes.empty() && stride(r.axes.back()) == elem && r.axes.back().n * elem >= long_run;
+    return long_runs ? Route::datatype : Route::packed;
+}
+
+int send_bytes(const std::byte* buf, core::Index bytes, int peer, MPI_Comm comm, MPI_Request* req) {
+#if MPI_VERSION >= 4
+    return MPI_Isend_c(buf, bytes, MPI_BYTE, peer, 0, comm, req);
+#else
+    if (bytes > INT_MAX) core::fail(core::Errc::overflow, "message above 2 GiB needs MPI-4");
+    return MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, peer, 0, comm, req);
+#endif
+}
+
+int recv_bytes(std::byte* buf, core::Index bytes, int peer, MPI_Comm comm, MPI_Request* req) {
+#if MPI_VERSION >= 4
+    return MPI_Irecv_c(buf, bytes, MPI_BYTE, peer, 0, comm, req);
+#else
+    if (bytes > INT_MAX) core::fail(core::Errc::overflow, "message above 2 GiB needs MPI-4");
+    return MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, peer, 0, comm, req);
+#endif
+}
+
+// Common base of the executors that own a communicator.
+class CommExecutor : public Executor {
+  protected:
+    explicit CommExecutor(MPI_Comm comm) : comm_(comm) {}
+    void release() noexcept override {
+        free_comm(comm_);
+        release_more();
+    }
+    virtual void release_more() noexcept {}
+    MPI_Comm comm_;
+};
+
+class PackedExecutor final : public CommExecutor {
+  public:
+    PackedExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx)
+        : CommExecutor(ctx.comm) {
+        try {
+            build(plan, ctx);
+        } catch (...) {
+            release();
+            throw;
+        }
+    }
+    ~PackedExecutor() override { release(); }
+
+    void run(const std::byte* send, std::byte* recv) override {
+        start(send, recv);
+        wait();
+    }
+    void start(const std::byte* send, std::byte* recv) override {
+        for (const Peer& p : sends_)
+            pack_all(send, p.regions, elem_, sbuf_.get() + p.offset);
+        recv_target_ = recv;
+#if MPI_VERSION >= 4
+        check_mpi(MPI_Ialltoallv_c(sbuf_.get(), scounts_.data(), sdispls_.data(), MPI_BYTE,
+                                   rbuf_.get(), rcounts_.data(), rdispls_.data(), MPI_BYTE, comm_,
+                                   &req_),
+                  "MPI_Ialltoallv_c");
+#else
+        check_mpi(MPI_Ialltoallv(sbuf_.get(), scounts_.data(), sdispls_.data(), MPI_BYTE,
+                                 rbuf_.get(), rcounts_.data(), rdispls_.data(), MPI_BYTE, comm_,
+                                 &req_),
+                  "MPI_Ialltoallv");
+#endif
+        run_local(local_, send, recv);
+    }
+    void wait() override {
+        check_mpi(MPI_Wait(&req_, MPI_STATUS_IGNORE), "MPI_Wait");
+        finish();
+    }
+    bool test() override {
+        int done = 0;
+        check_mpi(MPI_Test(&req_, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        if (done) finish();
+        return done != 0;
+    }
+
+  private:
+    struct Peer {
+        core::Index offset = 0;
+        std::vector<core::Region> regions;
+    };
+#if MPI_VERSION >= 4
+    using Count = MPI_Count;
+    using Displ = MPI_Aint;
+#else
+    using Count = int;
+    using Displ = int;
+#endif
+
+    void build(const core::LocalPlan& plan, const ExecutorContext& ctx) {
+        elem_ = plan.elem_size;
+        local_.elem_size = plan.elem_size;
+        local_.self = plan.self;
+        local_.fills = plan.fills;
+        int n = 0;
+        check_mpi(MPI_Comm_size(comm_, &n), "MPI_Comm_size");
+        const auto un = static_cast<std::size_t>(n);
+        scounts_.assign(un, 0);
+        rcounts_.assign(un, 0);
+        sdispls_.assign(un, 0);
+        rdispls_.assign(un, 0);
+        core::Index soff = 0, roff = 0;
+        auto fits = [](core::Index v) {
+            if (sizeof(Count) < 8 && v > INT_MAX)
+                core::fail(core::Errc::overflow,
+                           "pack strategy: more than 2 GiB per process needs MPI-4");
+        };
+        for (const core::PeerRegions& p : plan.sends) {
+            const auto rank =
+                static_cast<std::size_t>(ctx.recv_rank.at(static_cast<std::size_t>(p.peer)));
+            const core::Index bytes = total_bytes(p.regions, elem_);
+            fits(soff + bytes);
+            sends_.push_back({soff, p.regions});
+            scounts_[rank] = static_cast<Count>(bytes);
+            sdispls_[rank] = static_cast<Displ>(soff);
+            soff += bytes;
+        }
+        for (const core::PeerRegions& p : plan.recvs) {
+            const auto rank =
+                static_cast<std::size_t>(ctx.send_rank.at(static_cast<std::size_t>(p.peer)));
+            const core::Index bytes = total_bytes(p.regions, elem_);
+            fits(roff + bytes);
+            recvs_.push_back({roff, p.regions});
+            rcounts_[rank] = static_cast<Count>(bytes);
+            rdispls_[rank] = static_cast<Displ>(roff);
+            roff += bytes;
+        }
+        sbuf_ = Scratch(soff);
+        rbuf_ = Scratch(roff);
+    }
+
+    void finish() {
+        for (const Peer& p : recvs_)
+            unpack_all(rbuf_.get() + p.offset, p.regions, elem_, recv_target_);
+    }
+
+    void release_more() noexcept override {
+        if (req_ != MPI_REQUEST_NULL && mpi_alive()) MPI_Wait(&req_, MPI_STATUS_IGNORE);
+        req_ = MPI_REQUEST_NULL;
+    }
+
+    core::Index elem_ = 1;
+    core::LocalPlan local_;
+    std::vector<Peer> sends_, recvs_;
+    std::vector<Count> scounts_, rcounts_;
+    std::vector<Displ> sdispls_, rdispls_;
+    Scratch sbuf_, rbuf_;
+    MPI_Request req_ = MPI_REQUEST_NULL;
+    std::byte* recv_target_ = nullptr;
+};
+
+class P2PExecutor final : public CommExecutor {
+  public:
+    P2PExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx) : CommExecutor(ctx.comm) {
+        try {
+            build(plan, ctx);
+        } catch (...) {
+            release();
+            throw;
+        }
+    }
+    ~P2PExecutor() override { release(); }
+
+    void run(const std::byte* send, std::byte* recv) override {
+        start(send, recv);
+        wait();
+    }
+
+    void start(const std::byte* send, std::byte* recv) override {
+        recv_target_ = recv;
+        std::size_t k = 0;
+        for (const Msg& m : recvs_) {
+            MPI_Request* req = &reqs_[k++];
+            switch (m.route) {
+            case Route::direct:
+                check_mpi(recv_bytes(recv + m.offset, m.bytes, m.rank, comm_, req), "MPI_Irecv");
+                break;
+            case Route::datatype:
+                check_mpi(MPI_Irecv(recv, 1, m.type.get(), m.rank, 0, comm_, req), "MPI_Irecv");
+                break;
+            case Route::packed:
+                check_mpi(recv_bytes(rbuf_.get() + m.offset, m.bytes, m.rank, comm_, req),
+                          "MPI_Irecv");
+                break;
+            }
+        }
+        for (const Msg& m : sends_) {
+            MPI_Request* req = &reqs_[k++];
+            switch (m.route) {
+            case Route::direct:
+                check_mpi(send_bytes(send + m.offset, m.bytes, m.rank, comm_, req), "MPI_Isend");
+                break;
+            case Route::datatype:
+                check_mpi(MPI_Isend(send, 1, m.type.get(), m.rank, 0, comm_, req), "MPI_Isend");
+                break;
+            case Route::packed:
+                pack_all(send, m.regions, elem_, sbuf_.get() + m.offset);
+                check_mpi(send_bytes(sbuf_.get() + m.offset, m.bytes, m.rank, comm_, req),
+                          "MPI_Isend");
+                break;
+            }
+        }
+        run_local(local_, send, recv);
+        pending_ = static_cast<int>(reqs_.size());
+    }
+
+    void wait() override {
+        while (pending_ > 0) {
+            int index = MPI_UNDEFINED;
+            check_mpi(MPI_Waitany(static_cast<int>(reqs_.size()), reqs_.data(), &index,
+                                  MPI_STATUS_IGNORE),
+                      "MPI_Waitany");
+            if (index == MPI_UNDEFINED) break;
+            arrived(index);
+        }
+        pending_ = 0;
+    }
+
+    bool test() override {
+        int count = 0;
+        if (pending_ > 0) {
+            check_mpi(MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &count,
+                                   done_.data(), MPI_STATUSES_IGNORE),
+                      "MPI_Testsome");
+            if (count == MPI_UNDEFINED) pending_ = 0;
+            for (int i = 0; i < count && count != MPI_UNDEFINED; ++i)
+                arrived(done_[static_cast<std::size_t>(i)]);
+        }
+        return pending_ == 0;
+    }
+
+  private:
+    struct Msg {
+        int rank = 0;
+        Route route = Route::packed;
+        core::Index bytes = 0;
+        core::Index offset = 0; // in the user's buffer (direct) or in scratch (packed)
+        Datatype type;          // for Route::datatype
+        std::vector<core::Region> regions;
+    };
+
+    void build(const core::LocalPlan& plan, const ExecutorContext& ctx) {
+        elem_ = plan.elem_size;
+        local_.elem_size = plan.elem_size;
+        local_.self = plan.self;
+        local_.fills = plan.fills;
+        int me = 0;
+        check_mpi(MPI_Comm_rank(comm_, &me), "MPI_Comm_rank");
+        core::Index soff = 0, roff = 0;
+        auto add = [&](const core::PeerRegions& p, bool is_send, core::Index& scratch) {
+            Msg m;
+            m.rank = is_send ? ctx.recv_rank.at(static_cast<std::size_t>(p.peer))
+                             : ctx.send_rank.at(static_cast<std::size_t>(p.peer));
+            m.bytes = total_bytes(p.regions, elem_);
+            m.route = route_of(p.regions, elem_, is_send, &m.offset);
+            if (m.route == Route::datatype)
+                m.type =
+                    regions_datatype(p.regions, is_send ? SideOf::sender : SideOf::receiver, elem_);
+            if (m.route == Route::packed) {
+                m.offset = scratch;
+                scratch = core::checked_add(scratch, (m.bytes + 63) / 64 * 64, "scratch size");
+            }
+            m.regions = p.regions;
+            return m;
+        };
+        for (const core::PeerRegions& p : plan.recvs)
+            recvs_.push_back(add(p, false, roff));
+        for (const core::PeerRegions& p : plan.sends)
+            sends_.push_back(add(p, true, soff));
+        // Send to the next ranks first, so that not everyone targets rank 0 at once.
+        std::stable_sort(sends_.begin(), sends_.end(), [&](const Msg& a, const Msg& b) {
+            return (a.rank - me + (1 << 30)) % (1 << 30) < (b.rank - me + (1 << 30)) % (1 << 30);
+        });
+        sbuf_ = Scratch(soff);
+        rbuf_ = Scratch(roff);
+        reqs_.assign(recvs_.size() + sends_.size(), MPI_REQUEST_NULL);
+        done_.assign(reqs_.size(), 0);
+    }
+
+    void arrived(int index) {
+        --pending_;
+        if (static_cast<std::size_t>(index) >= recvs_.size()) return; // a send completed
+        const Msg& m = recvs_[static_cast<std::size_t>(index)];
+        if (m.route == Route::packed)
+            unpack_all(rbuf_.get() + m.offset, m.regions, elem_, recv_target_);
+    }
+
+    void release_more() noexcept override {
+        if (mpi_alive())
+            for (MPI_Request& r : reqs_)
+                if (r != MPI_REQUEST_NULL) MPI_Wait(&r, MPI_STATUS_IGNORE);
+        for (Msg& m : sends_)
+            m.type.reset();
+        for (Msg& m : recvs_)
+            m.type.reset();
+    }
+
+    core::Index elem_ = 1;
+    core::LocalPlan local_;
+    std::vector<Msg> sends_, recvs_;
+    Scratch sbuf_, rbuf_;
+    std::vector<MPI_Request> reqs_;
+    std::vector<int> done_;
+    int pending_ = 0;
+    std::byte* recv_target_ = nullptr;
+};
+
 } // namespace
 
 std::unique_ptr<Executor> make_alltoallw_executor(const core::LocalPlan& plan,
-                                                  ExecutorContext ctx) {
+                                                  const ExecutorContext& ctx) {
     return std::make_unique<AlltoallwExecutor>(plan, ctx);
+}
+
+} // namespace dri::detail
+
+namespace dri::detail {
+
+std::unique_ptr<Executor> make_packed_executor(const core::LocalPlan& plan,
+                                               const ExecutorContext& ctx) {
+    return std::make_unique<PackedExecutor>(plan, ctx);
+}
+
+std::unique_ptr<Executor> make_p2p_executor(const core::LocalPlan& plan,
+                                            const ExecutorContext& ctx) {
+    return std::make_unique<P2PExecutor>(plan, ctx);
 }
 
 } // namespace dri::detail

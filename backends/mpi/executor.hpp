@@ -38,6 +38,18 @@ struct ExecutorContext {
 
 // One MPI_Alltoallw (or MPI_Ialltoallw) with one committed derived datatype
 // per peer and side; the self part and zero fills are local copies.
-std::unique_ptr<Executor> make_alltoallw_executor(const core::LocalPlan& plan, ExecutorContext ctx);
+std::unique_ptr<Executor> make_alltoallw_executor(const core::LocalPlan& plan,
+                                                  const ExecutorContext& ctx);
+
+// Every peer packed into one scratch buffer (cache-blocked, transposing
+// kernels), one MPI_Alltoallv, every peer unpacked.
+std::unique_ptr<Executor> make_packed_executor(const core::LocalPlan& plan,
+                                               const ExecutorContext& ctx);
+
+// Point to point: all receives posted first, each peer packed (only when
+// its side is not contiguous or made of long runs) and sent at once, the
+// self part copied while messages fly, each message unpacked as it arrives.
+std::unique_ptr<Executor> make_p2p_executor(const core::LocalPlan& plan,
+                                            const ExecutorContext& ctx);
 
 } // namespace dri::detail

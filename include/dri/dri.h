@@ -221,8 +221,11 @@ int DRI_Blockinfo_segment(DRI_Distribution dist, int index, int dim, DRI_Index k
 
 /* ---- transfer ------------------------------------------------------------------ */
 typedef enum DRI_Strategy {
-    DRI_STRATEGY_AUTO = 0,
-    DRI_STRATEGY_ALLTOALLW = 1 /* derived datatypes + MPI_Alltoallw */
+    DRI_STRATEGY_AUTO = 0,      /* chosen by a cheap rule at commit */
+    DRI_STRATEGY_ALLTOALLW = 1, /* derived datatypes + MPI_Alltoallw */
+    DRI_STRATEGY_PACKED = 2,    /* pack + MPI_Alltoallv + unpack */
+    DRI_STRATEGY_P2P = 3,       /* point to point, packing only where needed */
+    DRI_STRATEGY_MEASURE = 4    /* time the candidates at commit, keep the fastest */
 } DRI_Strategy;
 
 /* A named transfer; the caller then declares its role(s) with

@@ -90,6 +90,9 @@ enum class Edge : int {
 enum class Strategy : int {
     automatic = DRI_STRATEGY_AUTO,
     alltoallw = DRI_STRATEGY_ALLTOALLW,
+    packed = DRI_STRATEGY_PACKED,
+    p2p = DRI_STRATEGY_P2P,
+    measure = DRI_STRATEGY_MEASURE,
 };
 
 // Initialization: after MPI_Init, before MPI_Finalize. finalize() releases

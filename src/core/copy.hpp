@@ -6,98 +6,35 @@
 #include "plan.hpp"
 
 #include <cstddef>
-#include <cstring>
 
 namespace dri::core {
 
-namespace detail {
+// Copies the elements described by `axes` (outermost first; Axis::s is the
+// source byte stride, Axis::r the destination byte stride) from src to dst.
+// Contiguous runs become memcpy; when one axis is contiguous in the source
+// and another in the destination (a transpose), the copy is cache-blocked.
+void strided_copy(const std::byte* src, std::byte* dst, const Axis* axes, int naxes, Index elem);
 
-// Calls f(sender byte offset, receiver byte offset, inner) for each innermost
-// line of the region, where `inner` is the innermost axis.
-template <class F>
-void for_each_line(const Region& reg, F&& f) {
-    const std::size_t k = reg.axes.size();
-    if (k == 0) {
-        f(reg.s_off, reg.r_off, Axis{1, 0, 0});
-        return;
-    }
-    const Axis inner = reg.axes[k - 1];
-    if (k == 1) {
-        f(reg.s_off, reg.r_off, inner);
-        return;
-    }
-    Index idx[2 * 8] = {};
-    Index so = reg.s_off, ro = reg.r_off;
-    for (;;) {
-        f(so, ro, inner);
-        std::size_t a = k - 1;
-        while (a-- > 0) {
-            const Axis& ax = reg.axes[a];
-            so += ax.s;
-            ro += ax.r;
-            if (++idx[a] < ax.n) break;
-            so -= ax.s * ax.n;
-            ro -= ax.r * ax.n;
-            idx[a] = 0;
-        }
-        if (a == static_cast<std::size_t>(-1)) return;
-    }
-}
+// The same element by element, in axis order: the reference for tests.
+void strided_copy_reference(const std::byte* src, std::byte* dst, const Axis* axes, int naxes,
+                            Index elem);
 
-} // namespace detail
+// The region's axes with the receiver strides replaced by those of a dense
+// stream in the region's element order (what pack writes and unpack reads).
+std::vector<Axis> packed_axes(const Region& reg, Index elem, bool replace_sender);
 
 inline void copy_region(const std::byte* src, std::byte* dst, const Region& reg, Index elem) {
-    detail::for_each_line(reg, [&](Index so, Index ro, const Axis& in) {
-        if (in.s == elem && in.r == elem) {
-            std::memcpy(dst + ro, src + so, static_cast<std::size_t>(in.n * elem));
-            return;
-        }
-        for (Index i = 0; i < in.n; ++i)
-            std::memcpy(dst + ro + i * in.r, src + so + i * in.s, static_cast<std::size_t>(elem));
-    });
+    strided_copy(src + reg.s_off, dst + reg.r_off, reg.axes.data(),
+                 static_cast<int>(reg.axes.size()), elem);
 }
 
 // Packs the sender side of `reg` into `out`; returns the bytes written.
-inline Index pack_region(const std::byte* src, const Region& reg, Index elem, std::byte* out) {
-    std::byte* p = out;
-    detail::for_each_line(reg, [&](Index so, Index, const Axis& in) {
-        if (in.s == elem) {
-            std::memcpy(p, src + so, static_cast<std::size_t>(in.n * elem));
-            p += in.n * elem;
-            return;
-        }
-        for (Index i = 0; i < in.n; ++i, p += elem)
-            std::memcpy(p, src + so + i * in.s, static_cast<std::size_t>(elem));
-    });
-    return p - out;
-}
+Index pack_region(const std::byte* src, const Region& reg, Index elem, std::byte* out);
 
 // Unpacks a stream produced by pack_region into the receiver side of `reg`.
-inline Index unpack_region(const std::byte* in_stream, const Region& reg, Index elem,
-                           std::byte* dst) {
-    const std::byte* p = in_stream;
-    detail::for_each_line(reg, [&](Index, Index ro, const Axis& in) {
-        if (in.r == elem) {
-            std::memcpy(dst + ro, p, static_cast<std::size_t>(in.n * elem));
-            p += in.n * elem;
-            return;
-        }
-        for (Index i = 0; i < in.n; ++i, p += elem)
-            std::memcpy(dst + ro + i * in.r, p, static_cast<std::size_t>(elem));
-    });
-    return p - in_stream;
-}
+Index unpack_region(const std::byte* in, const Region& reg, Index elem, std::byte* dst);
 
 // Zeroes the receiver side of `reg`.
-inline void zero_region(std::byte* dst, const Region& reg, Index elem) {
-    detail::for_each_line(reg, [&](Index, Index ro, const Axis& in) {
-        if (in.r == elem) {
-            std::memset(dst + ro, 0, static_cast<std::size_t>(in.n * elem));
-            return;
-        }
-        for (Index i = 0; i < in.n; ++i)
-            std::memset(dst + ro + i * in.r, 0, static_cast<std::size_t>(elem));
-    });
-}
+void zero_region(std::byte* dst, const Region& reg, Index elem);
 
 } // namespace dri::core

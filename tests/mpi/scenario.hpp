@@ -21,6 +21,7 @@ struct Scenario {
     std::vector<int> send_ranks, recv_ranks; // world ranks in group order
     int nbuf_s = 2, nbuf_r = 2, frames = 3;
     bool nonblocking = false;
+    dri::Strategy strategy = dri::Strategy::automatic;
     std::string name = "scenario";
 };
 
@@ -42,6 +43,7 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
     if (rg.contains_me()) rd.emplace(gd, to_api(sc.recv_part), rg);
 
     dri::Transfer t(sc.name);
+    t.strategy(sc.strategy);
     std::vector<std::vector<std::byte>> sbuf, rbuf;
     if (sd) {
         sbuf.assign(static_cast<std::size_t>(sc.nbuf_s),

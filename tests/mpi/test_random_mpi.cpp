@@ -70,6 +70,7 @@ TEST_CASE("random redistributions over MPI deliver every byte of every frame") {
         sc.nbuf_r = nbuf_r;
         sc.frames = frames;
         sc.nonblocking = nonblocking;
+        sc.strategy = static_cast<dri::Strategy>(rng() % 5);
         sc.name = "random case " + std::to_string(i);
         const dri::test::ScenarioResult res = dri::test::run_scenario(sc);
         CHECK_MESSAGE(res.error.empty(), res.error);
