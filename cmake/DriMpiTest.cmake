@@ -1,0 +1,25 @@
+# MPI test registration shared by tests/ and bench/: runs a program under
+# mpiexec with n ranks (more ranks than cores is fine for correctness).
+# MPICH's report of leaked handles at MPI_Finalize, or a LeakSanitizer
+# report, fails the test.
+set(DRI_MPI_RANKS 1 2 3 4 5 7 CACHE STRING "Rank counts of the MPI tests")
+set(DRI_LEAK_REGEX "leaked|LeakSanitizer")
+
+# Sanitizer builds run MPI programs with the ASan runtime first and with
+# dlclose disabled (see support/nodlclose.c) so LeakSanitizer reports only
+# real, attributable leaks.
+set(DRI_MPI_TEST_ENV "")
+if(DRI_SANITIZE)
+  add_library(dri_nodlclose SHARED ${PROJECT_SOURCE_DIR}/tests/support/nodlclose.c)
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
+                  OUTPUT_VARIABLE DRI_ASAN_RUNTIME OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(DRI_MPI_TEST_ENV "LD_PRELOAD=${DRI_ASAN_RUNTIME}:$<TARGET_FILE:dri_nodlclose>")
+endif()
+
+# Registers `command` under mpiexec with n ranks.
+function(dri_add_mpi_test name n)
+  add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${ARGN})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 600 PROCESSORS ${n} ENVIRONMENT "${DRI_MPI_TEST_ENV}"
+                       FAIL_REGULAR_EXPRESSION "${DRI_LEAK_REGEX}")
+endfunction()
+
