@@ -20,21 +20,46 @@ void run_local(const core::LocalPlan& plan, const std::byte* send, std::byte* re
         core::copy_region(send, recv, r, plan.elem_size);
 }
 
-class AlltoallwExecutor final : public Executor {
+// Common base: owns the transfer's communicator and the process's local
+// part (zero fills and self copy).
+class CommExecutor : public Executor {
   public:
-    AlltoallwExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx) : comm_(ctx.comm) {
+    void release() noexcept override {
+        release_more();
+        free_comm(comm_);
+    }
+
+  protected:
+    explicit CommExecutor(MPI_Comm comm) : comm_(comm) {}
+    // Runs the derived class's construction; on failure frees everything,
+    // the communicator included (it is ours from the start).
+    template <class F>
+    void construct(const core::LocalPlan& plan, F&& build) {
         try {
-            build(plan, ctx);
+            local_.elem_size = plan.elem_size;
+            local_.self = plan.self;
+            local_.fills = plan.fills;
+            build();
         } catch (...) {
-            release(); // the communicator is ours even when building fails
+            release();
             throw;
         }
     }
+    // Frees what the derived class holds (pending requests, datatypes).
+    virtual void release_more() noexcept {}
+
+    MPI_Comm comm_;
+    core::LocalPlan local_;
+};
+
+class AlltoallwExecutor final : public CommExecutor {
+  public:
+    AlltoallwExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx)
+        : CommExecutor(ctx.comm) {
+        construct(plan, [&] { build(plan, ctx); });
+    }
 
     void build(const core::LocalPlan& plan, const ExecutorContext& ctx) {
-        local_.elem_size = plan.elem_size;
-        local_.self = plan.self;
-        local_.fills = plan.fills;
         int n = 0;
         check_mpi(MPI_Comm_size(comm_, &n), "MPI_Comm_size");
         const auto un = static_cast<std::size_t>(n);
@@ -87,17 +112,14 @@ class AlltoallwExecutor final : public Executor {
         return done != 0;
     }
 
-    void release() noexcept override {
+  private:
+    void release_more() noexcept override {
         if (req_ != MPI_REQUEST_NULL && mpi_alive()) MPI_Wait(&req_, MPI_STATUS_IGNORE);
         req_ = MPI_REQUEST_NULL;
         owned_.clear();
-        free_comm(comm_);
     }
 
-  private:
-    MPI_Comm comm_;
     MPI_Request req_ = MPI_REQUEST_NULL;
-    core::LocalPlan local_;
     std::vector<int> scounts_, rcounts_, sdispls_, rdispls_;
     std::vector<MPI_Datatype> stypes_, rtypes_;
     std::vector<Datatype> owned_;
@@ -194,28 +216,11 @@ int recv_bytes(std::byte* buf, core::Index bytes, int peer, MPI_Comm comm, MPI_R
 #endif
 }
 
-// Common base of the executors that own a communicator.
-class CommExecutor : public Executor {
-  protected:
-    explicit CommExecutor(MPI_Comm comm) : comm_(comm) {}
-    void release() noexcept override {
-        free_comm(comm_);
-        release_more();
-    }
-    virtual void release_more() noexcept {}
-    MPI_Comm comm_;
-};
-
 class PackedExecutor final : public CommExecutor {
   public:
     PackedExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx)
         : CommExecutor(ctx.comm) {
-        try {
-            build(plan, ctx);
-        } catch (...) {
-            release();
-            throw;
-        }
+        construct(plan, [&] { build(plan, ctx); });
     }
     ~PackedExecutor() override { release(); }
 
@@ -266,9 +271,6 @@ class PackedExecutor final : public CommExecutor {
 
     void build(const core::LocalPlan& plan, const ExecutorContext& ctx) {
         elem_ = plan.elem_size;
-        local_.elem_size = plan.elem_size;
-        local_.self = plan.self;
-        local_.fills = plan.fills;
         int n = 0;
         check_mpi(MPI_Comm_size(comm_, &n), "MPI_Comm_size");
         const auto un = static_cast<std::size_t>(n);
@@ -317,7 +319,6 @@ class PackedExecutor final : public CommExecutor {
     }
 
     core::Index elem_ = 1;
-    core::LocalPlan local_;
     std::vector<Peer> sends_, recvs_;
     std::vector<Count> scounts_, rcounts_;
     std::vector<Displ> sdispls_, rdispls_;
@@ -329,12 +330,7 @@ class PackedExecutor final : public CommExecutor {
 class P2PExecutor final : public CommExecutor {
   public:
     P2PExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx) : CommExecutor(ctx.comm) {
-        try {
-            build(plan, ctx);
-        } catch (...) {
-            release();
-            throw;
-        }
+        construct(plan, [&] { build(plan, ctx); });
     }
     ~P2PExecutor() override { release(); }
 
@@ -418,9 +414,6 @@ class P2PExecutor final : public CommExecutor {
 
     void build(const core::LocalPlan& plan, const ExecutorContext& ctx) {
         elem_ = plan.elem_size;
-        local_.elem_size = plan.elem_size;
-        local_.self = plan.self;
-        local_.fills = plan.fills;
         int me = 0;
         check_mpi(MPI_Comm_rank(comm_, &me), "MPI_Comm_rank");
         core::Index soff = 0, roff = 0;
@@ -473,7 +466,6 @@ class P2PExecutor final : public CommExecutor {
     }
 
     core::Index elem_ = 1;
-    core::LocalPlan local_;
     std::vector<Msg> sends_, recvs_;
     Scratch sbuf_, rbuf_;
     std::vector<MPI_Request> reqs_;
