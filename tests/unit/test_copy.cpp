@@ -96,7 +96,8 @@ TEST_CASE(
     };
     for (Index e : {4, 8, 16, 12}) {
         for (auto [nx, ny] : {std::pair<Index, Index>{1027, 1031}, {1024, 1024}, {3, 2000}}) {
-            const auto bytes = static_cast<std::size_t>(nx * ny * e + 64);
+            const auto bytes = static_cast<std::size_t>((nx * ny * e + 64 + 63) / 64 *
+                                                        64); // aligned_alloc: a multiple of 64
             std::unique_ptr<std::byte, Free> src(
                 static_cast<std::byte*>(std::aligned_alloc(64, bytes)));
             std::unique_ptr<std::byte, Free> a(
