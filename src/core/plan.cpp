@@ -97,9 +97,12 @@ void add_match(std::vector<Run>& runs, Index n, Index s, Index r, Index step) {
 
 // Matches along dimension d between sender coordinate cs and the receiver
 // pieces of one receiver coordinate, in the receiver's local order.
-std::vector<Run> match_dim(const Distribution& sd, int d, int cs,
-                           const std::vector<Piece>& pieces) {
-    std::vector<Run> runs;
+// Calls f(piece, segment, x, y) for every stretch [x, y) of global source
+// elements that a receiver piece (not zero padding) takes from a segment
+// owned by sender coordinate cs along dimension d.
+template <class F>
+void for_each_overlap(const Distribution& sd, int d, int cs, const std::vector<Piece>& pieces,
+                      F&& f) {
     const Index cnt = sd.segment_count(d, cs);
     for (const Piece& p : pieces) {
         if (p.kind == PieceKind::zero) continue;
@@ -108,13 +111,20 @@ std::vector<Run> match_dim(const Distribution& sd, int d, int cs,
             const Segment seg = sd.segment(d, cs, k);
             if (seg.own_lo >= end) break;
             const Index x = std::max(p.src, seg.own_lo), y = std::min(end, seg.own_hi);
-            if (x >= y) continue;
-            if (p.kind == PieceKind::run)
-                add_match(runs, y - x, seg.local + (x - seg.lo), p.local + (x - p.src), 1);
-            else
-                add_match(runs, p.n, seg.local + (p.src - seg.lo), p.local, 0);
+            if (x < y) f(p, seg, x, y);
         }
     }
+}
+
+std::vector<Run> match_dim(const Distribution& sd, int d, int cs,
+                           const std::vector<Piece>& pieces) {
+    std::vector<Run> runs;
+    for_each_overlap(sd, d, cs, pieces, [&](const Piece& p, const Segment& seg, Index x, Index y) {
+        if (p.kind == PieceKind::run)
+            add_match(runs, y - x, seg.local + (x - seg.lo), p.local + (x - p.src), 1);
+        else
+            add_match(runs, p.n, seg.local + (p.src - seg.lo), p.local, 0);
+    });
     return runs;
 }
 
@@ -344,19 +354,12 @@ std::vector<std::vector<Range>> pair_global_ranges(const Side& send, const Side&
     const std::vector<int> cs = sd.coords(s), cr = rd.coords(r);
     std::vector<std::vector<Range>> out(static_cast<std::size_t>(sd.ndims()));
     for (int d = 0; d < sd.ndims(); ++d) {
-        const int c = cs[static_cast<std::size_t>(d)];
         std::vector<Range> got;
-        const Index cnt = sd.segment_count(d, c);
-        for (const Piece& p : recv_pieces(rd, d, cr[static_cast<std::size_t>(d)])) {
-            if (p.kind == PieceKind::zero) continue;
-            const Index end = p.kind == PieceKind::run ? p.src + p.n : p.src + 1;
-            for (Index k = sd.first_segment_ending_after(d, c, p.src); k < cnt; ++k) {
-                const Segment seg = sd.segment(d, c, k);
-                if (seg.own_lo >= end) break;
-                const Index x = std::max(p.src, seg.own_lo), y = std::min(end, seg.own_hi);
-                if (x < y) got.push_back({x, y - 1});
-            }
-        }
+        for_each_overlap(sd, d, cs[static_cast<std::size_t>(d)],
+                         recv_pieces(rd, d, cr[static_cast<std::size_t>(d)]),
+                         [&](const Piece&, const Segment&, Index x, Index y) {
+                             got.push_back({x, y - 1});
+                         });
         if (got.empty()) return {};
         std::sort(got.begin(), got.end(),
                   [](const Range& a, const Range& b) { return a.first < b.first; });
