@@ -89,10 +89,14 @@ int api(F&& f) noexcept {
     }
 }
 
-std::vector<Index> extents_of(int ndims, const DRI_Index* extents) {
+void check_ndims(int ndims) {
     if (ndims < 1 || ndims > DRI_MAX_DIMS)
         core::fail(core::Errc::ndims, "ndims must be in [1, " + std::to_string(DRI_MAX_DIMS) +
                                           "], got " + std::to_string(ndims));
+}
+
+std::vector<Index> extents_of(int ndims, const DRI_Index* extents) {
+    check_ndims(ndims);
     need_ptr(extents, "extents");
     return std::vector<Index>(extents, extents + ndims);
 }
@@ -233,9 +237,7 @@ int DRI_Partition_create(int ndims, const DRI_Dimpart parts[], DRI_Partition* pa
     return api([&] {
         detail::require_initialized();
         need_ptr(part, "output handle");
-        if (ndims < 1 || ndims > DRI_MAX_DIMS)
-            core::fail(core::Errc::ndims, "ndims must be in [1, " + std::to_string(DRI_MAX_DIMS) +
-                                              "], got " + std::to_string(ndims));
+        check_ndims(ndims);
         need_ptr(parts, "partition array");
         core::Partition p;
         for (int d = 0; d < ndims; ++d)
@@ -306,17 +308,13 @@ int DRI_Distribution_create(DRI_Globaldata gdo, DRI_Partition part, DRI_Group gr
         // With a valid group, bad other arguments still take part in the
         // collective, so that every member fails instead of some hanging.
         const auto g = lookup<std::shared_ptr<const detail::GroupImpl>>(group, "group");
-        detail::Status pre = detail::capture([&] {
-            need_ptr(dist, "output handle");
-            lookup<std::shared_ptr<const detail::GlobalDataImpl>>(gdo, "global data");
-            lookup<std::shared_ptr<const detail::PartitionImpl>>(part, "partition");
-        });
         std::shared_ptr<const detail::GlobalDataImpl> gp;
         std::shared_ptr<const detail::PartitionImpl> pp;
-        if (!pre.failed()) {
+        const detail::Status pre = detail::capture([&] {
+            need_ptr(dist, "output handle");
             gp = lookup<std::shared_ptr<const detail::GlobalDataImpl>>(gdo, "global data");
             pp = lookup<std::shared_ptr<const detail::PartitionImpl>>(part, "partition");
-        }
+        });
         auto d = detail::make_distribution(gp.get(), pp.get(), g, pre);
         *dist = add<DRI_Distribution>(std::move(d));
     });
@@ -343,9 +341,7 @@ int DRI_Layout_create(int ndims, const int order[], const DRI_Index pad[], DRI_L
     return api([&] {
         detail::require_initialized();
         need_ptr(layout, "output handle");
-        if (ndims < 1 || ndims > DRI_MAX_DIMS)
-            core::fail(core::Errc::ndims, "ndims must be in [1, " + std::to_string(DRI_MAX_DIMS) +
-                                              "], got " + std::to_string(ndims));
+        check_ndims(ndims);
         need_ptr(order, "order");
         std::vector<Index> p;
         if (pad) p.assign(pad, pad + ndims);
