@@ -134,7 +134,11 @@ void normalize(Region& reg) {
     auto& ax = reg.axes;
     ax.erase(std::remove_if(ax.begin(), ax.end(), [](const Axis& a) { return a.n == 1; }),
              ax.end());
-    std::stable_sort(ax.begin(), ax.end(), [](const Axis& a, const Axis& b) { return a.r > b.r; });
+    // Insertion sort, stable and allocation-free: a region has at most
+    // 2 * ndims axes and one rank plans up to one region per peer.
+    for (std::size_t i = 1; i < ax.size(); ++i)
+        for (std::size_t j = i; j > 0 && ax[j - 1].r < ax[j].r; --j)
+            std::swap(ax[j - 1], ax[j]);
     for (std::size_t i = ax.size(); i-- > 1;) {
         Axis& outer = ax[i - 1];
         Axis& inner = ax[i];
@@ -190,6 +194,34 @@ LocalLayout bind(const Side& side, int index) {
     return bind_layout(side.layout, side.dist->local_extents(index),
                        side.dist->shape().elem_size());
 }
+
+// Byte strides between this process's buffer and the peers' buffers. Peers
+// with equal local extents have equal strides, and in a block distribution
+// nearly all peers do, so the last binding is kept.
+class PeerStrides {
+  public:
+    PeerStrides(const LocalLayout& mine, const Side& peers, bool mine_sends)
+        : mine_(mine), peers_(peers), mine_sends_(mine_sends) {}
+
+    const Strides& get(int peer) {
+        std::vector<Index> ext = peers_.dist->local_extents(peer);
+        if (!valid_ || ext != extents_) {
+            const LocalLayout other = bind(peers_, peer);
+            strides_ = mine_sends_ ? byte_strides(mine_, other) : byte_strides(other, mine_);
+            extents_ = std::move(ext);
+            valid_ = true;
+        }
+        return strides_;
+    }
+
+  private:
+    const LocalLayout& mine_;
+    const Side& peers_;
+    bool mine_sends_;
+    bool valid_ = false;
+    std::vector<Index> extents_;
+    Strides strides_;
+};
 
 Index count_elements(const std::vector<Region>& regs) {
     Index e = 0;
@@ -383,6 +415,7 @@ LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int rec
     if (send_index >= 0) {
         plan.send_layout = bind(send, send_index);
         const DimRuns dr = runs_from_sender(sd, rd, sd.coords(send_index));
+        PeerStrides strides(plan.send_layout, recv, true);
         for_each_peer(
             dr, [&](const std::vector<int>& cr, const std::vector<const std::vector<Run>*>& runs) {
                 const int r = rd.index_of(cr);
@@ -391,20 +424,20 @@ LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int rec
                     plan.sends.push_back({r, 0, {}});
                     target = &plan.sends.back().regions;
                 }
-                emit_regions(runs, byte_strides(plan.send_layout, bind(recv, r)), *target);
+                emit_regions(runs, strides.get(r), *target);
                 if (r != recv_index) plan.sends.back().elements = count_elements(*target);
             });
     }
     if (recv_index >= 0) {
         plan.recv_layout = bind(recv, recv_index);
         const DimRuns dr = runs_to_receiver(sd, rd, rd.coords(recv_index));
+        PeerStrides strides(plan.recv_layout, send, false);
         for_each_peer(
             dr, [&](const std::vector<int>& cs, const std::vector<const std::vector<Run>*>& runs) {
                 const int s = sd.index_of(cs);
                 if (s == send_index) return; // the self part, planned above
                 plan.recvs.push_back({s, 0, {}});
-                emit_regions(runs, byte_strides(bind(send, s), plan.recv_layout),
-                             plan.recvs.back().regions);
+                emit_regions(runs, strides.get(s), plan.recvs.back().regions);
                 plan.recvs.back().elements = count_elements(plan.recvs.back().regions);
             });
         plan.fills = fill_regions(rd, plan.recv_layout, recv_index);
