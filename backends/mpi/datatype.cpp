@@ -37,75 +37,79 @@ struct Temp {
     bool is_predefined() const { return t == MPI_BYTE; }
 };
 
-#if MPI_VERSION >= 4
-Temp contiguous(Index count, MPI_Datatype old) {
-    MPI_Datatype t;
-    check_mpi(MPI_Type_contiguous_c(count, old, &t), "MPI_Type_contiguous_c");
-    return Temp(t);
-}
+// Large-count constructions: MPI-4's _c constructors, or, on MPI-3 (and on
+// request, so that tests exercise it on MPICH 4 as well), counts above
+// INT_MAX become a vector of INT_MAX-sized chunks plus a remainder joined by
+// a struct (BigMPI's construction). Displacements are MPI_Aint either way.
+struct Builder {
+    bool native = true;
 
-Temp hvector(Index count, Index stride, MPI_Datatype old) {
-    MPI_Datatype t;
-    check_mpi(MPI_Type_create_hvector_c(count, 1, stride, old, &t), "MPI_Type_create_hvector_c");
-    return Temp(t);
-}
-
-Temp structure(const std::vector<Index>& disps, const std::vector<MPI_Datatype>& types) {
-    std::vector<MPI_Count> lens(types.size(), 1), d(disps.begin(), disps.end());
-    MPI_Datatype t;
-    check_mpi(MPI_Type_create_struct_c(static_cast<MPI_Count>(types.size()), lens.data(), d.data(),
-                                       types.data(), &t),
-              "MPI_Type_create_struct_c");
-    return Temp(t);
-}
-#else
-Temp structure(const std::vector<Index>& disps, const std::vector<MPI_Datatype>& types);
-
-// MPI-3: counts above INT_MAX become a vector of INT_MAX-sized chunks plus
-// a remainder, joined by a struct (BigMPI's construction).
-Temp hvector(Index count, Index stride, MPI_Datatype old) {
-    MPI_Datatype t;
-    if (count <= INT_MAX) {
-        check_mpi(MPI_Type_create_hvector(static_cast<int>(count), 1, stride, old, &t),
-                  "MPI_Type_create_hvector");
-        return Temp(t);
-    }
-    const Index chunks = count / INT_MAX, rest = count % INT_MAX;
-    Temp chunk = hvector(INT_MAX, stride, old);
-    Temp all_chunks = hvector(chunks, core::checked_mul(stride, INT_MAX, "stride"), chunk.t);
-    if (rest == 0) return all_chunks;
-    Temp tail = hvector(rest, stride, old);
-    return structure(
-        {0, core::checked_mul(core::checked_mul(chunks, INT_MAX, "offset"), stride, "offset")},
-        {all_chunks.t, tail.t});
-}
-
-Temp contiguous(Index count, MPI_Datatype old) {
-    MPI_Aint lb, extent;
-    check_mpi(MPI_Type_get_extent(old, &lb, &extent), "MPI_Type_get_extent");
-    if (count <= INT_MAX) {
+    Temp structure(const std::vector<Index>& disps, const std::vector<MPI_Datatype>& types) const {
         MPI_Datatype t;
-        check_mpi(MPI_Type_contiguous(static_cast<int>(count), old, &t), "MPI_Type_contiguous");
+#if MPI_VERSION >= 4
+        if (native) {
+            std::vector<MPI_Count> lens(types.size(), 1), d(disps.begin(), disps.end());
+            check_mpi(MPI_Type_create_struct_c(static_cast<MPI_Count>(types.size()), lens.data(),
+                                               d.data(), types.data(), &t),
+                      "MPI_Type_create_struct_c");
+            return Temp(t);
+        }
+#endif
+        if (types.size() > static_cast<std::size_t>(INT_MAX))
+            core::fail(core::Errc::overflow, "more than INT_MAX regions in one message");
+        std::vector<int> lens(types.size(), 1);
+        std::vector<MPI_Aint> d(disps.begin(), disps.end());
+        check_mpi(MPI_Type_create_struct(static_cast<int>(types.size()), lens.data(), d.data(),
+                                         types.data(), &t),
+                  "MPI_Type_create_struct");
         return Temp(t);
     }
-    return hvector(count, extent, old);
-}
 
-Temp structure(const std::vector<Index>& disps, const std::vector<MPI_Datatype>& types) {
-    if (types.size() > static_cast<std::size_t>(INT_MAX))
-        core::fail(core::Errc::overflow, "more than INT_MAX regions in one message");
-    std::vector<int> lens(types.size(), 1);
-    std::vector<MPI_Aint> d(disps.begin(), disps.end());
-    MPI_Datatype t;
-    check_mpi(MPI_Type_create_struct(static_cast<int>(types.size()), lens.data(), d.data(),
-                                     types.data(), &t),
-              "MPI_Type_create_struct");
-    return Temp(t);
-}
+    Temp hvector(Index count, Index stride, MPI_Datatype old) const {
+        MPI_Datatype t;
+#if MPI_VERSION >= 4
+        if (native) {
+            check_mpi(MPI_Type_create_hvector_c(count, 1, stride, old, &t),
+                      "MPI_Type_create_hvector_c");
+            return Temp(t);
+        }
 #endif
+        if (count <= INT_MAX) {
+            check_mpi(MPI_Type_create_hvector(static_cast<int>(count), 1, stride, old, &t),
+                      "MPI_Type_create_hvector");
+            return Temp(t);
+        }
+        const Index chunks = count / INT_MAX, rest = count % INT_MAX;
+        const Temp chunk = hvector(INT_MAX, stride, old);
+        Temp all_chunks = hvector(chunks, core::checked_mul(stride, INT_MAX, "stride"), chunk.t);
+        if (rest == 0) return all_chunks;
+        const Temp tail = hvector(rest, stride, old);
+        return structure(
+            {0, core::checked_mul(core::checked_mul(chunks, INT_MAX, "offset"), stride, "offset")},
+            {all_chunks.t, tail.t});
+    }
+
+    Temp contiguous(Index count, MPI_Datatype old) const {
+        MPI_Datatype t;
+#if MPI_VERSION >= 4
+        if (native) {
+            check_mpi(MPI_Type_contiguous_c(count, old, &t), "MPI_Type_contiguous_c");
+            return Temp(t);
+        }
+#endif
+        if (count <= INT_MAX) {
+            check_mpi(MPI_Type_contiguous(static_cast<int>(count), old, &t), "MPI_Type_contiguous");
+            return Temp(t);
+        }
+        MPI_Aint lb, extent;
+        check_mpi(MPI_Type_get_extent(old, &lb, &extent), "MPI_Type_get_extent");
+        return hvector(count, extent, old);
+    }
+};
 
 // The strided box of one region on one side, starting at displacement 0.
-Temp region_type(const core::Region& reg, SideOf side, Index elem, const Temp& element) {
+Temp region_type(const Builder& b, const core::Region& reg, SideOf side, Index elem,
+                 const Temp& element) {
     Temp t;
     bool have = false;
     for (std::size_t a = reg.axes.size(); a-- > 0;) {
@@ -113,29 +117,31 @@ Temp region_type(const core::Region& reg, SideOf side, Index elem, const Temp& e
         const Index stride = side == SideOf::sender ? ax.s : ax.r;
         const MPI_Datatype inner = have ? t.t : element.t;
         if (!have && stride == elem)
-            t = contiguous(core::checked_mul(ax.n, elem, "region bytes"), MPI_BYTE);
+            t = b.contiguous(core::checked_mul(ax.n, elem, "region bytes"), MPI_BYTE);
         else
-            t = hvector(ax.n, stride, inner);
+            t = b.hvector(ax.n, stride, inner);
         have = true;
     }
-    if (!have) return contiguous(elem, MPI_BYTE);
+    if (!have) return b.contiguous(elem, MPI_BYTE);
     return t;
 }
 
 } // namespace
 
-Datatype regions_datatype(const std::vector<core::Region>& regions, SideOf side, Index elem) {
-    const Temp element = elem == 1 ? Temp(MPI_BYTE) : contiguous(elem, MPI_BYTE);
+Datatype regions_datatype(const std::vector<core::Region>& regions, SideOf side, Index elem,
+                          Construction how) {
+    const Builder b{how == Construction::native};
+    const Temp element = elem == 1 ? Temp(MPI_BYTE) : b.contiguous(elem, MPI_BYTE);
     std::vector<Temp> parts;
     std::vector<MPI_Datatype> types;
     std::vector<Index> disps;
     parts.reserve(regions.size());
     for (const core::Region& r : regions) {
-        parts.push_back(region_type(r, side, elem, element));
+        parts.push_back(region_type(b, r, side, elem, element));
         types.push_back(parts.back().t);
         disps.push_back(side == SideOf::sender ? r.s_off : r.r_off);
     }
-    Temp all = structure(disps, types);
+    Temp all = b.structure(disps, types);
     MPI_Datatype t = all.t;
     check_mpi(MPI_Type_commit(&t), "MPI_Type_commit");
     all.t = MPI_DATATYPE_NULL; // ownership moves to the Datatype

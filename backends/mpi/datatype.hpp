@@ -39,8 +39,14 @@ class Datatype {
 
 enum class SideOf { sender, receiver };
 
+// How counts above INT_MAX are described: `native` uses MPI-4's large-count
+// constructors when the MPI library has them; `mpi3` always uses the chunked
+// MPI-3 construction (the only one on MPI-3; selectable so tests cover it).
+enum class Construction { native, mpi3 };
+
 // One committed datatype describing `regions` of one side of a message, in
 // region order, with byte displacements relative to the buffer start.
-Datatype regions_datatype(const std::vector<core::Region>& regions, SideOf side, core::Index elem);
+Datatype regions_datatype(const std::vector<core::Region>& regions, SideOf side, core::Index elem,
+                          Construction how = Construction::native);
 
 } // namespace dri::detail
