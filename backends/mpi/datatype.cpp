@@ -46,7 +46,7 @@ struct Builder {
 
     Temp structure(const std::vector<Index>& disps, const std::vector<MPI_Datatype>& types) const {
         MPI_Datatype t;
-#if MPI_VERSION >= 4
+#if DRI_MPI_LARGE_COUNT
         if (native) {
             std::vector<MPI_Count> lens(types.size(), 1), d(disps.begin(), disps.end());
             check_mpi(MPI_Type_create_struct_c(static_cast<MPI_Count>(types.size()), lens.data(),
@@ -67,7 +67,7 @@ struct Builder {
 
     Temp hvector(Index count, Index stride, MPI_Datatype old) const {
         MPI_Datatype t;
-#if MPI_VERSION >= 4
+#if DRI_MPI_LARGE_COUNT
         if (native) {
             check_mpi(MPI_Type_create_hvector_c(count, 1, stride, old, &t),
                       "MPI_Type_create_hvector_c");
@@ -91,7 +91,7 @@ struct Builder {
 
     Temp contiguous(Index count, MPI_Datatype old) const {
         MPI_Datatype t;
-#if MPI_VERSION >= 4
+#if DRI_MPI_LARGE_COUNT
         if (native) {
             check_mpi(MPI_Type_contiguous_c(count, old, &t), "MPI_Type_contiguous_c");
             return Temp(t);
@@ -146,6 +146,10 @@ Datatype regions_datatype(const std::vector<core::Region>& regions, SideOf side,
     check_mpi(MPI_Type_commit(&t), "MPI_Type_commit");
     all.t = MPI_DATATYPE_NULL; // ownership moves to the Datatype
     return Datatype(t);
+}
+
+Datatype byte_range_datatype(Index offset, Index bytes) {
+    return regions_datatype({core::Region{offset, offset, {{bytes, 1, 1}}}}, SideOf::sender, 1);
 }
 
 } // namespace dri::detail

@@ -10,6 +10,14 @@
 
 #include <vector>
 
+// MPI-4's large-count (_c) functions, unless the build asks for the MPI-3 code
+// paths (-DDRI_FORCE_MPI3=ON: tests cover them on MPICH 4 too).
+#if MPI_VERSION >= 4 && !defined(DRI_FORCE_MPI3)
+#define DRI_MPI_LARGE_COUNT 1
+#else
+#define DRI_MPI_LARGE_COUNT 0
+#endif
+
 namespace dri::detail {
 
 // Owns one committed MPI datatype.
@@ -48,5 +56,10 @@ enum class Construction { native, mpi3 };
 // region order, with byte displacements relative to the buffer start.
 Datatype regions_datatype(const std::vector<core::Region>& regions, SideOf side, core::Index elem,
                           Construction how = Construction::native);
+
+// `bytes` contiguous bytes starting `offset` bytes into a buffer, as one
+// datatype: how MPI-3 sends and receives more than INT_MAX bytes, or places
+// data beyond an int displacement, with a count of 1.
+Datatype byte_range_datatype(core::Index offset, core::Index bytes);
 
 } // namespace dri::detail

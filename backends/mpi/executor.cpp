@@ -202,22 +202,32 @@ Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_
     return long_runs ? Route::datatype : Route::packed;
 }
 
-int send_bytes(const std::byte* buf, core::Index bytes, int peer, MPI_Comm comm, MPI_Request* req) {
-#if MPI_VERSION >= 4
+// Contiguous bytes to or from a peer. Above INT_MAX bytes MPI-3 has no count
+// for them: the message is then one element of `big`, a byte-range datatype
+// built at commit (see needs_big).
+int send_bytes(const std::byte* buf, core::Index bytes, const Datatype& big, int peer,
+               MPI_Comm comm, MPI_Request* req) {
+    if (big.get() != MPI_DATATYPE_NULL) return MPI_Isend(buf, 1, big.get(), peer, 0, comm, req);
+#if DRI_MPI_LARGE_COUNT
     return MPI_Isend_c(buf, bytes, MPI_BYTE, peer, 0, comm, req);
 #else
-    if (bytes > INT_MAX) core::fail(core::Errc::overflow, "message above 2 GiB needs MPI-4");
     return MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, peer, 0, comm, req);
 #endif
 }
 
-int recv_bytes(std::byte* buf, core::Index bytes, int peer, MPI_Comm comm, MPI_Request* req) {
-#if MPI_VERSION >= 4
+int recv_bytes(std::byte* buf, core::Index bytes, const Datatype& big, int peer, MPI_Comm comm,
+               MPI_Request* req) {
+    if (big.get() != MPI_DATATYPE_NULL) return MPI_Irecv(buf, 1, big.get(), peer, 0, comm, req);
+#if DRI_MPI_LARGE_COUNT
     return MPI_Irecv_c(buf, bytes, MPI_BYTE, peer, 0, comm, req);
 #else
-    if (bytes > INT_MAX) core::fail(core::Errc::overflow, "message above 2 GiB needs MPI-4");
     return MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, peer, 0, comm, req);
 #endif
+}
+
+// True when `bytes` cannot be an int count of MPI_BYTE in this build.
+bool needs_big(core::Index bytes) {
+    return !DRI_MPI_LARGE_COUNT && bytes > INT_MAX;
 }
 
 class PackedExecutor final : public CommExecutor {
@@ -236,17 +246,24 @@ class PackedExecutor final : public CommExecutor {
         for (const Peer& p : sends_)
             pack_all(send, p.regions, elem_, sbuf_.get() + p.offset);
         recv_target_ = recv;
-#if MPI_VERSION >= 4
-        check_mpi(MPI_Ialltoallv_c(sbuf_.get(), scounts_.data(), sdispls_.data(), MPI_BYTE,
-                                   rbuf_.get(), rcounts_.data(), rdispls_.data(), MPI_BYTE, comm_,
-                                   &req_),
-                  "MPI_Ialltoallv_c");
+        if (!stypes_.empty()) {
+            check_mpi(MPI_Ialltoallw(sbuf_.get(), sones_.data(), zeros_.data(), stypes_.data(),
+                                     rbuf_.get(), rones_.data(), zeros_.data(), rtypes_.data(),
+                                     comm_, &req_),
+                      "MPI_Ialltoallw");
+        } else {
+#if DRI_MPI_LARGE_COUNT
+            check_mpi(MPI_Ialltoallv_c(sbuf_.get(), scounts_.data(), sdispls_.data(), MPI_BYTE,
+                                       rbuf_.get(), rcounts_.data(), rdispls_.data(), MPI_BYTE,
+                                       comm_, &req_),
+                      "MPI_Ialltoallv_c");
 #else
-        check_mpi(MPI_Ialltoallv(sbuf_.get(), scounts_.data(), sdispls_.data(), MPI_BYTE,
-                                 rbuf_.get(), rcounts_.data(), rdispls_.data(), MPI_BYTE, comm_,
-                                 &req_),
-                  "MPI_Ialltoallv");
+            check_mpi(MPI_Ialltoallv(sbuf_.get(), scounts_.data(), sdispls_.data(), MPI_BYTE,
+                                     rbuf_.get(), rcounts_.data(), rdispls_.data(), MPI_BYTE, comm_,
+                                     &req_),
+                      "MPI_Ialltoallv");
 #endif
+        }
         run_local(local_, send, recv);
     }
     void wait() override {
@@ -265,7 +282,7 @@ class PackedExecutor final : public CommExecutor {
         core::Index offset = 0;
         std::vector<core::Region> regions;
     };
-#if MPI_VERSION >= 4
+#if DRI_MPI_LARGE_COUNT
     using Count = MPI_Count;
     using Displ = MPI_Aint;
 #else
@@ -273,43 +290,58 @@ class PackedExecutor final : public CommExecutor {
     using Displ = int;
 #endif
 
+    // Per rank of the communicator: the bytes exchanged and where they sit in
+    // scratch; then the arguments of the collective that moves them.
     void build(const core::LocalPlan& plan, const ExecutorContext& ctx) {
         elem_ = plan.elem_size;
         int n = 0;
         check_mpi(MPI_Comm_size(comm_, &n), "MPI_Comm_size");
         const auto un = static_cast<std::size_t>(n);
-        scounts_.assign(un, 0);
-        rcounts_.assign(un, 0);
-        sdispls_.assign(un, 0);
-        rdispls_.assign(un, 0);
-        core::Index soff = 0, roff = 0;
-        auto fits = [](core::Index v) {
-            if (sizeof(Count) < 8 && v > INT_MAX)
-                core::fail(core::Errc::overflow,
-                           "pack strategy: more than 2 GiB per process needs MPI-4");
+        std::vector<core::Index> sbytes(un, 0), rbytes(un, 0), soffs(un, 0), roffs(un, 0);
+        auto place = [&](const std::vector<core::PeerRegions>& msgs, const std::vector<int>& ranks,
+                         std::vector<Peer>& peers, std::vector<core::Index>& bytes,
+                         std::vector<core::Index>& offs) {
+            core::Index off = 0;
+            for (const core::PeerRegions& p : msgs) {
+                const auto rank =
+                    static_cast<std::size_t>(ranks.at(static_cast<std::size_t>(p.peer)));
+                bytes[rank] = total_bytes(p.regions, elem_);
+                offs[rank] = off;
+                peers.push_back({off, p.regions});
+                off = core::checked_add(off, bytes[rank], "scratch size");
+            }
+            return off;
         };
-        for (const core::PeerRegions& p : plan.sends) {
-            const auto rank =
-                static_cast<std::size_t>(ctx.recv_rank.at(static_cast<std::size_t>(p.peer)));
-            const core::Index bytes = total_bytes(p.regions, elem_);
-            fits(soff + bytes);
-            sends_.push_back({soff, p.regions});
-            scounts_[rank] = static_cast<Count>(bytes);
-            sdispls_[rank] = static_cast<Displ>(soff);
-            soff += bytes;
+        const core::Index stotal = place(plan.sends, ctx.recv_rank, sends_, sbytes, soffs);
+        const core::Index rtotal = place(plan.recvs, ctx.send_rank, recvs_, rbytes, roffs);
+        if (needs_big(stotal) || needs_big(rtotal)) {
+            // MPI-3 cannot count or place this much in MPI_Alltoallv: each
+            // peer's bytes become one byte-range datatype (offset inside).
+            zeros_.assign(un, 0);
+            sones_.assign(un, 0);
+            rones_.assign(un, 0);
+            stypes_.assign(un, MPI_BYTE);
+            rtypes_.assign(un, MPI_BYTE);
+            for (std::size_t r = 0; r < un; ++r) {
+                if (sbytes[r] > 0) {
+                    owned_.push_back(byte_range_datatype(soffs[r], sbytes[r]));
+                    stypes_[r] = owned_.back().get();
+                    sones_[r] = 1;
+                }
+                if (rbytes[r] > 0) {
+                    owned_.push_back(byte_range_datatype(roffs[r], rbytes[r]));
+                    rtypes_[r] = owned_.back().get();
+                    rones_[r] = 1;
+                }
+            }
+        } else {
+            scounts_.assign(sbytes.begin(), sbytes.end());
+            rcounts_.assign(rbytes.begin(), rbytes.end());
+            sdispls_.assign(soffs.begin(), soffs.end());
+            rdispls_.assign(roffs.begin(), roffs.end());
         }
-        for (const core::PeerRegions& p : plan.recvs) {
-            const auto rank =
-                static_cast<std::size_t>(ctx.send_rank.at(static_cast<std::size_t>(p.peer)));
-            const core::Index bytes = total_bytes(p.regions, elem_);
-            fits(roff + bytes);
-            recvs_.push_back({roff, p.regions});
-            rcounts_[rank] = static_cast<Count>(bytes);
-            rdispls_[rank] = static_cast<Displ>(roff);
-            roff += bytes;
-        }
-        sbuf_ = Scratch(soff);
-        rbuf_ = Scratch(roff);
+        sbuf_ = Scratch(stotal);
+        rbuf_ = Scratch(rtotal);
     }
 
     void finish() {
@@ -320,12 +352,17 @@ class PackedExecutor final : public CommExecutor {
     void release_more() noexcept override {
         if (req_ != MPI_REQUEST_NULL && mpi_alive()) MPI_Wait(&req_, MPI_STATUS_IGNORE);
         req_ = MPI_REQUEST_NULL;
+        owned_.clear();
     }
 
     core::Index elem_ = 1;
     std::vector<Peer> sends_, recvs_;
     std::vector<Count> scounts_, rcounts_;
     std::vector<Displ> sdispls_, rdispls_;
+    // MPI-3 above INT_MAX bytes: MPI_Alltoallw over byte-range datatypes.
+    std::vector<int> sones_, rones_, zeros_;
+    std::vector<MPI_Datatype> stypes_, rtypes_;
+    std::vector<Datatype> owned_;
     Scratch sbuf_, rbuf_;
     MPI_Request req_ = MPI_REQUEST_NULL;
     std::byte* recv_target_ = nullptr;
@@ -350,13 +387,14 @@ class P2PExecutor final : public CommExecutor {
             MPI_Request* req = &reqs_[k++];
             switch (m.route) {
             case Route::direct:
-                check_mpi(recv_bytes(recv + m.offset, m.bytes, m.rank, comm_, req), "MPI_Irecv");
+                check_mpi(recv_bytes(recv + m.offset, m.bytes, m.type, m.rank, comm_, req),
+                          "MPI_Irecv");
                 break;
             case Route::datatype:
                 check_mpi(MPI_Irecv(recv, 1, m.type.get(), m.rank, 0, comm_, req), "MPI_Irecv");
                 break;
             case Route::packed:
-                check_mpi(recv_bytes(rbuf_.get() + m.offset, m.bytes, m.rank, comm_, req),
+                check_mpi(recv_bytes(rbuf_.get() + m.offset, m.bytes, m.type, m.rank, comm_, req),
                           "MPI_Irecv");
                 break;
             }
@@ -365,14 +403,15 @@ class P2PExecutor final : public CommExecutor {
             MPI_Request* req = &reqs_[k++];
             switch (m.route) {
             case Route::direct:
-                check_mpi(send_bytes(send + m.offset, m.bytes, m.rank, comm_, req), "MPI_Isend");
+                check_mpi(send_bytes(send + m.offset, m.bytes, m.type, m.rank, comm_, req),
+                          "MPI_Isend");
                 break;
             case Route::datatype:
                 check_mpi(MPI_Isend(send, 1, m.type.get(), m.rank, 0, comm_, req), "MPI_Isend");
                 break;
             case Route::packed:
                 pack_all(send, m.regions, elem_, sbuf_.get() + m.offset);
-                check_mpi(send_bytes(sbuf_.get() + m.offset, m.bytes, m.rank, comm_, req),
+                check_mpi(send_bytes(sbuf_.get() + m.offset, m.bytes, m.type, m.rank, comm_, req),
                           "MPI_Isend");
                 break;
             }
@@ -412,7 +451,7 @@ class P2PExecutor final : public CommExecutor {
         Route route = Route::packed;
         core::Index bytes = 0;
         core::Index offset = 0; // in the user's buffer (direct) or in scratch (packed)
-        Datatype type;          // for Route::datatype
+        Datatype type;          // Route::datatype, or a byte range above INT_MAX on MPI-3
         std::vector<core::Region> regions;
     };
 
@@ -434,6 +473,8 @@ class P2PExecutor final : public CommExecutor {
                 m.offset = scratch;
                 scratch = core::checked_add(scratch, (m.bytes + 63) / 64 * 64, "scratch size");
             }
+            if (m.route != Route::datatype && needs_big(m.bytes))
+                m.type = byte_range_datatype(0, m.bytes);
             m.regions = p.regions;
             return m;
         };
