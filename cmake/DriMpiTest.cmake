@@ -13,7 +13,10 @@ if(DRI_SANITIZE)
   add_library(dri_nodlclose SHARED ${PROJECT_SOURCE_DIR}/tests/support/nodlclose.c)
   execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
                   OUTPUT_VARIABLE DRI_ASAN_RUNTIME OUTPUT_STRIP_TRAILING_WHITESPACE)
-  set(DRI_MPI_TEST_ENV "LD_PRELOAD=${DRI_ASAN_RUNTIME}:$<TARGET_FILE:dri_nodlclose>")
+  # allocator_may_return_null: a failed huge allocation must reach the
+  # library's DRI_ERR_NO_MEMORY path, as it does without ASan.
+  set(DRI_MPI_TEST_ENV "LD_PRELOAD=${DRI_ASAN_RUNTIME}:$<TARGET_FILE:dri_nodlclose>"
+      "ASAN_OPTIONS=allocator_may_return_null=1")
 endif()
 
 # Registers `command` under mpiexec with n ranks.

@@ -13,7 +13,7 @@ constexpr bool codes_agree() {
     for (int i = 0; i < core::errc_count; ++i)
         if (static_cast<int>(static_cast<Errc>(i)) != static_cast<int>(static_cast<core::Errc>(i)))
             return false;
-    return core::errc_count == DRI_ERR_REMOTE + 1;
+    return core::errc_count == DRI_ERR_INTERNAL + 1;
 }
 static_assert(codes_agree(), "dri.h error codes and the core's Errc must agree");
 static_assert(static_cast<int>(Type::complex_double) ==

@@ -49,6 +49,16 @@ class CommExecutor : public Executor {
     // Frees what the derived class holds (pending requests, datatypes).
     virtual void release_more() noexcept {}
 
+    // Frees one request without waiting: receives are cancelled first.
+    static void drop(MPI_Request& r, bool is_recv) noexcept {
+        if (r == MPI_REQUEST_NULL) return;
+        if (mpi_alive()) {
+            if (is_recv) MPI_Cancel(&r);
+            MPI_Request_free(&r);
+        }
+        r = MPI_REQUEST_NULL;
+    }
+
     MPI_Comm comm_;
     core::LocalPlan local_;
 };
@@ -112,6 +122,11 @@ class AlltoallwExecutor final : public CommExecutor {
         check_mpi(MPI_Test(&req_, &done, MPI_STATUS_IGNORE), "MPI_Test");
         return done != 0;
     }
+
+    // A nonblocking collective cannot be cancelled, and freeing it while
+    // active is erroneous: the handle is forgotten instead (after an MPI
+    // error, a leaked request beats a hang).
+    void abandon() noexcept override { req_ = MPI_REQUEST_NULL; }
 
   private:
     void release_more() noexcept override {
@@ -275,6 +290,10 @@ class PackedExecutor final : public CommExecutor {
         check_mpi(MPI_Test(&req_, &done, MPI_STATUS_IGNORE), "MPI_Test");
         if (done) finish();
         return done != 0;
+    }
+    // As for MPI_Ialltoallw above: the collective's handle is forgotten.
+    void abandon() noexcept override {
+        req_ = MPI_REQUEST_NULL;
     }
 
   private:
@@ -443,6 +462,12 @@ class P2PExecutor final : public CommExecutor {
                 arrived(done_[static_cast<std::size_t>(i)]);
         }
         return pending_ == 0;
+    }
+
+    void abandon() noexcept override {
+        for (std::size_t i = 0; i < reqs_.size(); ++i)
+            drop(reqs_[i], i < recvs_.size());
+        pending_ = 0;
     }
 
   private:

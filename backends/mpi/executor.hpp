@@ -25,6 +25,11 @@ class Executor {
     virtual bool test() = 0;
     // Frees MPI resources; the executor is unusable afterwards.
     virtual void release() noexcept = 0;
+    // After an MPI error in run/start/wait/test: gives up the reorganization
+    // in flight without waiting for it (pending receives are cancelled and
+    // every pending request freed), so that destroying the transfer cannot
+    // hang on messages that will never come.
+    virtual void abandon() noexcept = 0;
 };
 
 // What an executor needs besides the plan: the communicator of the

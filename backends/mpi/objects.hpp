@@ -56,6 +56,7 @@ struct TransferImpl {
     Strategy chosen = Strategy::automatic;
     bool committed = false;
     bool in_flight = false;
+    std::string failed; // why an earlier DRI_Do failed in MPI; "" while usable
     std::unique_ptr<Executor> exec;
 
     TransferImpl();

@@ -99,6 +99,10 @@ void ready(const TransferImpl& t, bool want_in_flight) {
     require_initialized();
     if (!t.committed || !t.exec)
         core::fail(core::Errc::state, "transfer '" + t.name + "' is not committed");
+    if (!t.failed.empty())
+        core::fail(core::Errc::state, "transfer '" + t.name +
+                                          "' is unusable after an earlier MPI failure (" +
+                                          t.failed + "); destroy it");
     if (t.in_flight != want_in_flight)
         core::fail(core::Errc::state,
                    "transfer '" + t.name + "' " +
@@ -256,28 +260,49 @@ void commit(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Status& p
     commit_transfers(comm, xfers, pre);
 }
 
+namespace {
+
+// Runs one executor step. An MPI failure leaves the reorganization half done
+// on this process and unknowable on the others: the executor abandons what
+// is in flight and the transfer refuses further use (DRI_ERR_STATE) instead
+// of delivering data that may be wrong.
+template <class F>
+auto guarded_step(TransferImpl& t, F&& step) {
+    try {
+        return step();
+    } catch (const core::Error& e) {
+        if (e.code() != Errc::mpi) throw;
+        t.exec->abandon();
+        t.in_flight = false;
+        t.failed = e.what();
+        throw;
+    }
+}
+
+} // namespace
+
 void execute(TransferImpl& t) {
     ready(t, false);
-    t.exec->run(current(t.send), current(t.recv));
+    guarded_step(t, [&] { t.exec->run(current(t.send), current(t.recv)); });
     advance(t);
 }
 
 void start(TransferImpl& t) {
     ready(t, false);
-    t.exec->start(current(t.send), current(t.recv));
+    guarded_step(t, [&] { t.exec->start(current(t.send), current(t.recv)); });
     t.in_flight = true;
 }
 
 void wait(TransferImpl& t) {
     ready(t, true);
-    t.exec->wait();
+    guarded_step(t, [&] { t.exec->wait(); });
     t.in_flight = false;
     advance(t);
 }
 
 bool test(TransferImpl& t) {
     ready(t, true);
-    if (!t.exec->test()) return false;
+    if (!guarded_step(t, [&] { return t.exec->test(); })) return false;
     t.in_flight = false;
     advance(t);
     return true;

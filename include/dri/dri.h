@@ -56,7 +56,6 @@ extern "C" {
 #define DRI_ERR_MPI 25             /* an MPI call failed */
 #define DRI_ERR_NO_MEMORY 26       /* allocation failed */
 #define DRI_ERR_INTERNAL 27        /* library invariant violated (a bug) */
-#define DRI_ERR_REMOTE 28          /* the collective call failed on another rank */
 
 #define DRI_MAX_DIMS 8
 #define DRI_UNBOUNDED INT64_MAX /* max block extent without limit */

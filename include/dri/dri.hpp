@@ -52,7 +52,6 @@ enum class Errc : int {
     mpi = DRI_ERR_MPI,
     no_memory = DRI_ERR_NO_MEMORY,
     internal = DRI_ERR_INTERNAL,
-    remote = DRI_ERR_REMOTE,
 };
 
 class Error : public std::runtime_error {

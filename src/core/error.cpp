@@ -37,7 +37,6 @@ constexpr Entry entries[errc_count] = {
     {"DRI_ERR_MPI", "an MPI call failed"},
     {"DRI_ERR_NO_MEMORY", "out of memory"},
     {"DRI_ERR_INTERNAL", "internal error"},
-    {"DRI_ERR_REMOTE", "the collective call failed on another rank"},
 };
 } // namespace
 

@@ -38,10 +38,9 @@ enum class Errc : int {
     mpi = 25,             // an MPI call failed
     no_memory = 26,       // allocation failed
     internal = 27,        // a library invariant was violated (a bug)
-    remote = 28,          // the collective failed on another rank
 };
 
-inline constexpr int errc_count = 29;
+inline constexpr int errc_count = 28;
 
 // Short stable name of a code, e.g. "DRI_ERR_OVERLAP".
 const char* errc_name(Errc c) noexcept;

@@ -1,0 +1,594 @@
+// Every DRI_ERR_* code, triggered through the C binding (docs/errors.md maps
+// each code to its test case here); collective calls return the same code on
+// every rank; MPI failures inside DRI_Do come back as DRI_ERR_MPI (injected
+// through the MPI profiling interface) and leave nothing hanging.
+#include "dri/dri.h"
+#include "wire.hpp"
+
+#include <doctest/doctest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+int world_size() {
+    int n = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
+
+int world_rank() {
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+// The same value on every rank?
+bool same_everywhere(int v) {
+    int mm[2] = {v, -v};
+    MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return mm[0] == -mm[1];
+}
+
+// `call` returned `code`, with a message of its own and the code's text.
+#define EXPECT_CODE(call, code)                                                                    \
+    do {                                                                                           \
+        const int rc_ = (call);                                                                    \
+        CHECK_MESSAGE(rc_ == (code), #call " returned " << rc_ << " ("                             \
+                                                        << DRI_Last_error_message() << ")");      \
+        if (rc_ != DRI_SUCCESS) {                                                                  \
+            CHECK(std::strlen(DRI_Last_error_message()) > 0);                                      \
+            CHECK(std::string(DRI_Error_string(rc_)) != "unknown error code");                     \
+        }                                                                                          \
+    } while (0)
+
+// A collective call: the code, and the same code on every rank.
+#define EXPECT_CODE_ALL(call, code)                                                                \
+    do {                                                                                           \
+        const int rca_ = (call);                                                                   \
+        EXPECT_CODE(rca_, code);                                                                   \
+        CHECK(same_everywhere(rca_));                                                              \
+    } while (0)
+
+#define OK(call) REQUIRE_MESSAGE((call) == DRI_SUCCESS, #call ": " << DRI_Last_error_message())
+
+// Owns C handles of one kind and destroys them at scope end.
+template <class H, int (*Destroy)(H*)>
+struct Own {
+    H h = nullptr;
+    Own() = default;
+    Own(const Own&) = delete;
+    Own& operator=(const Own&) = delete;
+    ~Own() {
+        if (h) Destroy(&h);
+    }
+    H* operator&() { return &h; }
+    operator H() const { return h; }
+};
+using Gdo = Own<DRI_Globaldata, DRI_Globaldata_destroy>;
+using Part = Own<DRI_Partition, DRI_Partition_destroy>;
+using Grp = Own<DRI_Group, DRI_Group_destroy>;
+using Dist = Own<DRI_Distribution, DRI_Distribution_destroy>;
+using Lay = Own<DRI_Layout, DRI_Layout_destroy>;
+using Xfer = Own<DRI_Transfer, DRI_Transfer_destroy>;
+
+// A 12 x 8 float corner turn over all ranks: rows -> columns.
+struct Turn {
+    static constexpr DRI_Index R = 12, C = 8;
+    Gdo gdo;
+    Part rows_p, cols_p;
+    Grp all;
+    Dist rows, cols;
+    Lay row_major, col_major;
+    DRI_Blockinfo si{}, ri{};
+    std::vector<float> sb, rb;
+    void* sbuf[1] = {nullptr};
+    void* rbuf[1] = {nullptr};
+    DRI_Index ssize[1] = {0}, rsize[1] = {0};
+
+    explicit Turn(DRI_Datatype recv_type = DRI_FLOAT) {
+        const DRI_Index ext[2] = {R, C};
+        const DRI_Dimpart rp[2] = {DRI_Dim_block(), DRI_Dim_whole()};
+        const DRI_Dimpart cp[2] = {DRI_Dim_whole(), DRI_Dim_block()};
+        const int order_rows[2] = {0, 1}, order_cols[2] = {1, 0};
+        OK(DRI_Globaldata_create(2, ext, DRI_FLOAT, &gdo));
+        OK(DRI_Partition_create(2, rp, &rows_p));
+        OK(DRI_Partition_create(2, cp, &cols_p));
+        OK(DRI_Group_create(MPI_COMM_WORLD, 0, nullptr, &all));
+        OK(DRI_Distribution_create(gdo, rows_p, all, &rows));
+        if (recv_type == DRI_FLOAT) {
+            OK(DRI_Distribution_create(gdo, cols_p, all, &cols));
+        } else {
+            Gdo other;
+            OK(DRI_Globaldata_create(2, ext, recv_type, &other));
+            OK(DRI_Distribution_create(other, cols_p, all, &cols));
+        }
+        OK(DRI_Layout_create(2, order_rows, nullptr, &row_major));
+        OK(DRI_Layout_create(2, order_cols, nullptr, &col_major));
+        OK(DRI_Blockinfo_get(rows, row_major, &si));
+        OK(DRI_Blockinfo_get(cols, col_major, &ri));
+        sb.assign(static_cast<std::size_t>(si.bytes / 4) + 1, 0.0f);
+        rb.assign(static_cast<std::size_t>(ri.bytes / 4) + 16, 0.0f);
+        sbuf[0] = sb.data();
+        rbuf[0] = rb.data();
+        ssize[0] = si.bytes;
+        rsize[0] = ri.bytes;
+    }
+    int send(DRI_Transfer t) { return DRI_Transfer_send(t, rows, row_major, 1, sbuf, ssize); }
+    // Sends from another distribution of the same data, with a buffer of its size.
+    int send_from(DRI_Transfer t, DRI_Distribution d, std::vector<float>& store) {
+        DRI_Blockinfo bi{};
+        const int rc = DRI_Blockinfo_get(d, row_major, &bi);
+        if (rc != DRI_SUCCESS) return rc;
+        store.assign(static_cast<std::size_t>(bi.bytes / 4) + 1, 0.0f);
+        void* b[1] = {store.data()};
+        const DRI_Index sz[1] = {bi.bytes};
+        return DRI_Transfer_send(t, d, row_major, 1, b, sz);
+    }
+    int recv(DRI_Transfer t) { return DRI_Transfer_recv(t, cols, col_major, 1, rbuf, rsize); }
+    void fill(int frame) {
+        for (DRI_Index i = 0; i < si.local_extent[0]; ++i)
+            for (DRI_Index j = 0; j < C; ++j)
+                sb[static_cast<std::size_t>(i * C + j)] =
+                    static_cast<float>((si.owned_first[0] + i) * 100 + j + frame * 10000);
+    }
+    long wrong(int frame) const {
+        long bad = 0;
+        for (DRI_Index j = 0; j < ri.local_extent[1]; ++j)
+            for (DRI_Index i = 0; i < R; ++i)
+                bad += rb[static_cast<std::size_t>(j * R + i)] !=
+                       static_cast<float>(i * 100 + ri.owned_first[1] + j + frame * 10000);
+        return bad;
+    }
+};
+
+// A 12 x 8 float distribution over all ranks with the given first-dimension
+// partition.
+int make_dist(const DRI_Dimpart& d0, Dist& out, DRI_Index r = 12) {
+    const DRI_Index ext[2] = {r, 8};
+    const DRI_Dimpart dp[2] = {d0, DRI_Dim_whole()};
+    Gdo gdo;
+    Part part;
+    Grp all;
+    int rc = DRI_Globaldata_create(2, ext, DRI_FLOAT, &gdo);
+    if (rc == DRI_SUCCESS) rc = DRI_Partition_create(2, dp, &part);
+    if (rc == DRI_SUCCESS) rc = DRI_Group_create(MPI_COMM_WORLD, 0, nullptr, &all);
+    if (rc == DRI_SUCCESS) rc = DRI_Distribution_create(gdo, part, all, &out);
+    return rc;
+}
+
+} // namespace
+
+TEST_CASE("DRI_ERR_ARG: empty transfer name, unknown strategy") {
+    Xfer t;
+    EXPECT_CODE(DRI_Transfer_create("", &t), DRI_ERR_ARG);
+    OK(DRI_Transfer_create("t", &t));
+    EXPECT_CODE(DRI_Transfer_set_strategy(t, static_cast<DRI_Strategy>(99)), DRI_ERR_ARG);
+}
+
+TEST_CASE("DRI_ERR_NULL: NULL extents, name and output pointers") {
+    DRI_Globaldata g = nullptr;
+    EXPECT_CODE(DRI_Globaldata_create(2, nullptr, DRI_FLOAT, &g), DRI_ERR_NULL);
+    const DRI_Index ext[2] = {4, 4};
+    EXPECT_CODE(DRI_Globaldata_create(2, ext, DRI_FLOAT, nullptr), DRI_ERR_NULL);
+    DRI_Transfer t = nullptr;
+    EXPECT_CODE(DRI_Transfer_create(nullptr, &t), DRI_ERR_NULL);
+}
+
+TEST_CASE("DRI_ERR_HANDLE: null, destroyed and wrong-kind handles") {
+    EXPECT_CODE(DRI_Do(nullptr), DRI_ERR_HANDLE);
+    Xfer t;
+    OK(DRI_Transfer_create("t", &t));
+    DRI_Transfer copy = t;
+    OK(DRI_Transfer_destroy(&t.h));
+    EXPECT_CODE(DRI_Do(copy), DRI_ERR_HANDLE);
+    Part p;
+    const DRI_Dimpart dp[1] = {DRI_Dim_block()};
+    OK(DRI_Partition_create(1, dp, &p));
+    int n = 0;
+    DRI_Index ext[DRI_MAX_DIMS], eb = 0;
+    EXPECT_CODE(DRI_Globaldata_get(reinterpret_cast<DRI_Globaldata>(p.h), &n, ext, &eb),
+                DRI_ERR_HANDLE);
+}
+
+TEST_CASE("DRI_ERR_NDIMS: 0 and 9 dimensions") {
+    const DRI_Index ext[9] = {2, 2, 2, 2, 2, 2, 2, 2, 2};
+    Gdo g;
+    EXPECT_CODE(DRI_Globaldata_create(0, ext, DRI_FLOAT, &g), DRI_ERR_NDIMS);
+    EXPECT_CODE(DRI_Globaldata_create(9, ext, DRI_FLOAT, &g), DRI_ERR_NDIMS);
+    const int order[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    Lay l;
+    EXPECT_CODE(DRI_Layout_create(9, order, nullptr, &l), DRI_ERR_NDIMS);
+}
+
+TEST_CASE("DRI_ERR_EXTENT: zero and negative extents") {
+    Gdo g;
+    const DRI_Index zero[2] = {4, 0}, neg[2] = {-3, 4};
+    EXPECT_CODE(DRI_Globaldata_create(2, zero, DRI_FLOAT, &g), DRI_ERR_EXTENT);
+    EXPECT_CODE(DRI_Globaldata_create(2, neg, DRI_FLOAT, &g), DRI_ERR_EXTENT);
+}
+
+TEST_CASE("DRI_ERR_OVERFLOW: 2^40 x 2^40 floats do not fit in 64 bits of bytes") {
+    Gdo g;
+    const DRI_Index ext[2] = {DRI_Index{1} << 40, DRI_Index{1} << 40};
+    EXPECT_CODE(DRI_Globaldata_create(2, ext, DRI_FLOAT, &g), DRI_ERR_OVERFLOW);
+}
+
+TEST_CASE("DRI_ERR_TYPE: unknown element type, empty record") {
+    Gdo g;
+    const DRI_Index ext[1] = {4};
+    EXPECT_CODE(DRI_Globaldata_create(1, ext, static_cast<DRI_Datatype>(99), &g), DRI_ERR_TYPE);
+    EXPECT_CODE(DRI_Globaldata_create_record(1, ext, 0, &g), DRI_ERR_TYPE);
+}
+
+TEST_CASE("DRI_ERR_PARTITION: unknown kind, cyclic block of 0, ranges without ranges") {
+    Part p;
+    DRI_Dimpart d = DRI_Dim_block();
+    d.kind = static_cast<DRI_Partkind>(9);
+    EXPECT_CODE(DRI_Partition_create(1, &d, &p), DRI_ERR_PARTITION);
+    d = DRI_Dim_cyclic(0);
+    EXPECT_CODE(DRI_Partition_create(1, &d, &p), DRI_ERR_PARTITION);
+    d = DRI_Dim_ranges(0, nullptr);
+    EXPECT_CODE(DRI_Partition_create(1, &d, &p), DRI_ERR_PARTITION);
+}
+
+TEST_CASE("DRI_ERR_OVERLAP: negative overlap, overlap larger than the data") {
+    Part p;
+    DRI_Dimpart d = DRI_Dim_block4(-1, 1, DRI_UNBOUNDED, 0, DRI_EDGE_ZERO);
+    EXPECT_CODE(DRI_Partition_create(1, &d, &p), DRI_ERR_OVERLAP);
+    // Wrapping 13 cells around an extent of 12 would repeat cells: collective.
+    Dist dist;
+    EXPECT_CODE_ALL(make_dist(DRI_Dim_block4(13, 1, DRI_UNBOUNDED, 0, DRI_EDGE_WRAP), dist),
+                    DRI_ERR_OVERLAP);
+}
+
+TEST_CASE("DRI_ERR_MINMAX: min > max, max of 0, min larger than the extent") {
+    Part p;
+    DRI_Dimpart d = DRI_Dim_block4(0, 5, 3, 0, DRI_EDGE_TRUNCATE);
+    EXPECT_CODE(DRI_Partition_create(1, &d, &p), DRI_ERR_MINMAX);
+    d = DRI_Dim_block4(0, 0, 0, 0, DRI_EDGE_TRUNCATE);
+    EXPECT_CODE(DRI_Partition_create(1, &d, &p), DRI_ERR_MINMAX);
+    Dist dist;
+    EXPECT_CODE_ALL(make_dist(DRI_Dim_block4(0, 20, DRI_UNBOUNDED, 0, DRI_EDGE_TRUNCATE), dist),
+                    DRI_ERR_MINMAX);
+}
+
+TEST_CASE("DRI_ERR_GRID: min/max block extents unsatisfiable for the process count") {
+    // At most 1 row per process needs 12 processes for 12 rows.
+    Dist d;
+    EXPECT_CODE_ALL(make_dist(DRI_Dim_block4(0, 1, 1, 0, DRI_EDGE_TRUNCATE), d), DRI_ERR_GRID);
+}
+
+TEST_CASE("DRI_ERR_LAYOUT: order not a permutation, layout of the wrong rank at commit") {
+    Lay l;
+    const int twice[2] = {0, 0};
+    EXPECT_CODE(DRI_Layout_create(2, twice, nullptr, &l), DRI_ERR_LAYOUT);
+    Turn turn;
+    Lay three;
+    const int order3[3] = {0, 1, 2};
+    OK(DRI_Layout_create(3, order3, nullptr, &three));
+    DRI_Blockinfo bi{};
+    EXPECT_CODE(DRI_Blockinfo_get(turn.rows, three, &bi), DRI_ERR_LAYOUT);
+}
+
+TEST_CASE("DRI_ERR_NOT_DISJOINT and DRI_ERR_NOT_COVERING: explicit sender ranges at commit") {
+    const int p = world_size();
+    // Row k for each process k < p-1; the last process's range varies.
+    std::vector<DRI_Index> ranges;
+    for (int k = 0; k < p - 1; ++k) {
+        ranges.push_back(k);
+        ranges.push_back(k);
+    }
+    auto commit_with = [&](const char* name, int expected) {
+        Dist d;
+        OK(make_dist(DRI_Dim_ranges(p, ranges.data()), d));
+        Turn turn;
+        std::vector<float> store;
+        Xfer t;
+        OK(DRI_Transfer_create(name, &t));
+        OK(turn.send_from(t, d, store));
+        OK(turn.recv(t));
+        EXPECT_CODE_ALL(DRI_Transfer_commit(t), expected);
+    };
+    SUBCASE("row 11 owned by nobody") {
+        ranges.push_back(p - 1);
+        ranges.push_back(10);
+        commit_with("gap", DRI_ERR_NOT_COVERING);
+    }
+    if (p >= 2) {
+        SUBCASE("rows owned twice") {
+            ranges.push_back(0); // the last process owns [0, 11]
+            ranges.push_back(11);
+            commit_with("twice", DRI_ERR_NOT_DISJOINT);
+        }
+    }
+}
+
+TEST_CASE("DRI_ERR_MISMATCH: the two sides' element types differ (float vs double)") {
+    Turn turn(DRI_DOUBLE);
+    Xfer t;
+    OK(DRI_Transfer_create("types", &t));
+    OK(turn.send(t));
+    // The receive buffer is sized for floats; the commit must not get that far.
+    OK(DRI_Transfer_recv(t, turn.cols, turn.col_major, 1, turn.rbuf, turn.rsize));
+    EXPECT_CODE_ALL(DRI_Transfer_commit(t), DRI_ERR_MISMATCH);
+}
+
+TEST_CASE("DRI_ERR_NO_PARTNER: each rank commits a name only it knows") {
+    Turn turn;
+    Xfer t;
+    const std::string name = "only rank " + std::to_string(world_rank());
+    OK(DRI_Transfer_create(name.c_str(), &t));
+    OK(turn.send(t));
+    EXPECT_CODE_ALL(DRI_Transfer_commit(t), DRI_ERR_NO_PARTNER);
+}
+
+TEST_CASE("DRI_ERR_DUPLICATE: a role declared twice, a name twice in one commit") {
+    Turn turn;
+    Xfer a, b;
+    OK(DRI_Transfer_create("dup", &a));
+    OK(DRI_Transfer_create("dup", &b));
+    OK(turn.send(a));
+    EXPECT_CODE(turn.send(a), DRI_ERR_DUPLICATE);
+    OK(turn.recv(a));
+    OK(turn.recv(b));
+    OK(turn.send(b));
+    DRI_Transfer both[2] = {a, b};
+    EXPECT_CODE_ALL(DRI_Commit(MPI_COMM_WORLD, 2, both), DRI_ERR_DUPLICATE);
+}
+
+TEST_CASE("DRI_ERR_BUFFER, _BUFFER_SIZE, _BUFFER_COUNT: the buffer ring") {
+    Turn turn;
+    Xfer t;
+    OK(DRI_Transfer_create("buffers", &t));
+    void* null_buf[1] = {nullptr};
+    EXPECT_CODE(DRI_Transfer_send(t, turn.rows, turn.row_major, 1, null_buf, turn.ssize),
+                DRI_ERR_BUFFER);
+    const DRI_Index small[1] = {turn.si.bytes - 1};
+    EXPECT_CODE(DRI_Transfer_send(t, turn.rows, turn.row_major, 1, turn.sbuf, small),
+                DRI_ERR_BUFFER_SIZE);
+    EXPECT_CODE(DRI_Transfer_send(t, turn.rows, turn.row_major, 0, turn.sbuf, turn.ssize),
+                DRI_ERR_BUFFER_COUNT);
+    EXPECT_CODE(DRI_Transfer_send(t, turn.rows, turn.row_major, -2, turn.sbuf, turn.ssize),
+                DRI_ERR_BUFFER_COUNT);
+}
+
+TEST_CASE("DRI_ERR_STATE: DRI_Do before commit, wait without start, changes after commit") {
+    Turn turn;
+    Xfer t;
+    OK(DRI_Transfer_create("state", &t));
+    EXPECT_CODE(DRI_Do(t), DRI_ERR_STATE);
+    OK(turn.send(t));
+    OK(turn.recv(t));
+    OK(DRI_Transfer_commit(t));
+    EXPECT_CODE(DRI_Do_wait(t), DRI_ERR_STATE);
+    EXPECT_CODE(DRI_Transfer_set_strategy(t, DRI_STRATEGY_P2P), DRI_ERR_STATE);
+    EXPECT_CODE(DRI_Init(), DRI_ERR_STATE);
+    OK(DRI_Do_start(t));
+    EXPECT_CODE(DRI_Do_start(t), DRI_ERR_STATE);
+    OK(DRI_Do_wait(t));
+}
+
+// DRI_ERR_NOT_INITIALIZED (calls before DRI_Init and after DRI_Finalize) is
+// covered by tests/c/test_c_api.c: this runner keeps the library initialized.
+
+TEST_CASE("DRI_ERR_GROUP: ranks outside the parent, a rank twice, MPI_COMM_NULL") {
+    Grp g;
+    const int outside[1] = {world_size()};
+    const int twice[2] = {0, 0};
+    EXPECT_CODE(DRI_Group_create(MPI_COMM_WORLD, 1, outside, &g), DRI_ERR_GROUP);
+    EXPECT_CODE(DRI_Group_create(MPI_COMM_WORLD, 2, twice, &g), DRI_ERR_GROUP);
+    EXPECT_CODE(DRI_Group_create(MPI_COMM_NULL, 0, nullptr, &g), DRI_ERR_GROUP);
+}
+
+TEST_CASE("DRI_ERR_INCONSISTENT: ranks pass different arguments to a collective") {
+    if (world_size() < 2) return; // one rank cannot disagree with itself
+    SUBCASE("different extents") {
+        Dist d;
+        EXPECT_CODE_ALL(make_dist(DRI_Dim_block(), d, world_rank() == 1 ? 13 : 12),
+                        DRI_ERR_INCONSISTENT);
+    }
+    SUBCASE("different partitions") {
+        Dist d;
+        EXPECT_CODE_ALL(make_dist(world_rank() == 0 ? DRI_Dim_block() : DRI_Dim_cyclic(2), d),
+                        DRI_ERR_INCONSISTENT);
+    }
+    SUBCASE("different element types") {
+        const DRI_Index ext[2] = {12, 8};
+        const DRI_Dimpart dp[2] = {DRI_Dim_block(), DRI_Dim_whole()};
+        Gdo gdo;
+        Part part;
+        Grp all;
+        Dist d;
+        OK(DRI_Globaldata_create(2, ext, world_rank() == 0 ? DRI_FLOAT : DRI_INT32, &gdo));
+        OK(DRI_Partition_create(2, dp, &part));
+        OK(DRI_Group_create(MPI_COMM_WORLD, 0, nullptr, &all));
+        EXPECT_CODE_ALL(DRI_Distribution_create(gdo, part, all, &d), DRI_ERR_INCONSISTENT);
+    }
+    SUBCASE("different sending layouts within one side") {
+        Turn turn;
+        Xfer t;
+        OK(DRI_Transfer_create("layouts", &t));
+        if (world_rank() == 0) {
+            DRI_Index pad[2] = {0, 3};
+            const int order[2] = {0, 1};
+            Lay padded;
+            OK(DRI_Layout_create(2, order, pad, &padded));
+            DRI_Blockinfo bi{};
+            OK(DRI_Blockinfo_get(turn.rows, padded, &bi));
+            turn.sb.resize(static_cast<std::size_t>(bi.bytes / 4));
+            turn.sbuf[0] = turn.sb.data();
+            turn.ssize[0] = bi.bytes;
+            OK(DRI_Transfer_send(t, turn.rows, padded, 1, turn.sbuf, turn.ssize));
+        } else {
+            OK(turn.send(t));
+        }
+        OK(turn.recv(t));
+        EXPECT_CODE_ALL(DRI_Transfer_commit(t), DRI_ERR_INCONSISTENT);
+    }
+}
+
+TEST_CASE("DRI_ERR_INTERNAL: a corrupt declaration on the wire") {
+    // The commit's exchange is decoded by this reader; bytes that cannot be
+    // a declaration are a library invariant broken, not a user error.
+    dri::detail::Writer w;
+    w.str("name");
+    std::vector<std::byte> bytes = w.bytes();
+    bytes.resize(bytes.size() - 2); // truncated
+    dri::detail::Reader r(bytes.data(), bytes.size());
+    try {
+        (void)r.str();
+        FAIL("a truncated string was read");
+    } catch (const dri::core::Error& e) {
+        CHECK(e.code() == dri::core::Errc::internal);
+        CHECK(static_cast<int>(e.code()) == DRI_ERR_INTERNAL);
+    }
+}
+
+TEST_CASE("DRI_ERR_NO_MEMORY: commit cannot allocate 4 TiB of scratch") {
+    if (world_size() < 2) return; // one rank needs no scratch
+    // 2^21 x 2^21 floats (16 TiB): only the sizes are real. Commit plans a
+    // transposing pack into scratch of one peer's share and must fail
+    // cleanly on every rank; no user buffer is ever touched.
+    const DRI_Index n = DRI_Index{1} << 21;
+    const DRI_Index ext[2] = {n, n};
+    const DRI_Dimpart rp[2] = {DRI_Dim_block(), DRI_Dim_whole()};
+    const DRI_Dimpart cp[2] = {DRI_Dim_whole(), DRI_Dim_block()};
+    const int rm[2] = {0, 1}, cm[2] = {1, 0};
+    Gdo g;
+    Part rpp, cpp;
+    Grp all;
+    Dist rows, cols;
+    Lay rl, cl;
+    OK(DRI_Globaldata_create(2, ext, DRI_FLOAT, &g));
+    OK(DRI_Partition_create(2, rp, &rpp));
+    OK(DRI_Partition_create(2, cp, &cpp));
+    OK(DRI_Group_create(MPI_COMM_WORLD, 0, nullptr, &all));
+    OK(DRI_Distribution_create(g, rpp, all, &rows));
+    OK(DRI_Distribution_create(g, cpp, all, &cols));
+    OK(DRI_Layout_create(2, rm, nullptr, &rl));
+    OK(DRI_Layout_create(2, cm, nullptr, &cl));
+    DRI_Blockinfo si{}, ri{};
+    OK(DRI_Blockinfo_get(rows, rl, &si));
+    OK(DRI_Blockinfo_get(cols, cl, &ri));
+    float token[2] = {0, 0};
+    void* sb[1] = {&token[0]};
+    void* rb[1] = {&token[1]};
+    const DRI_Index ss[1] = {si.bytes}, rs[1] = {ri.bytes};
+    Xfer t;
+    OK(DRI_Transfer_create("huge", &t));
+    OK(DRI_Transfer_set_strategy(t, DRI_STRATEGY_P2P));
+    OK(DRI_Transfer_send(t, rows, rl, 1, sb, ss));
+    OK(DRI_Transfer_recv(t, cols, cl, 1, rb, rs));
+    EXPECT_CODE_ALL(DRI_Transfer_commit(t), DRI_ERR_NO_MEMORY);
+}
+
+// --- MPI failures inside DRI_Do ----------------------------------------------
+// The library calls MPI through its public names; this executable defines
+// some of them (the MPI profiling interface) and, when armed, makes the next
+// call of a family fail with MPI_ERR_OTHER without doing anything, as a
+// failing MPI would. Every rank arms the same family, so no rank waits for
+// a peer that gave up.
+
+namespace {
+const char* g_fail = nullptr; // the family to fail next ("MPI_Isend" covers MPI_Isend_c)
+
+bool should_fail(const char* call) {
+    if (!g_fail || std::strncmp(call, g_fail, std::strlen(g_fail)) != 0) return false;
+    g_fail = nullptr;
+    return true;
+}
+} // namespace
+
+extern "C" {
+int MPI_Alltoallw(const void* sb, const int sc[], const int sd[], const MPI_Datatype st[], void* rb,
+                  const int rc[], const int rd[], const MPI_Datatype rt[], MPI_Comm comm) {
+    if (should_fail("MPI_Alltoallw")) return MPI_ERR_OTHER;
+    return PMPI_Alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm);
+}
+int MPI_Ialltoallw(const void* sb, const int sc[], const int sd[], const MPI_Datatype st[],
+                   void* rb, const int rc[], const int rd[], const MPI_Datatype rt[], MPI_Comm comm,
+                   MPI_Request* req) {
+    if (should_fail("MPI_Ialltoallw")) return MPI_ERR_OTHER;
+    return PMPI_Ialltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm, req);
+}
+int MPI_Ialltoallv(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb,
+                   const int rc[], const int rd[], MPI_Datatype rt, MPI_Comm comm,
+                   MPI_Request* req) {
+    if (should_fail("MPI_Ialltoallv")) return MPI_ERR_OTHER;
+    return PMPI_Ialltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, req);
+}
+int MPI_Isend(const void* b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
+              MPI_Request* req) {
+    if (should_fail("MPI_Isend")) return MPI_ERR_OTHER;
+    return PMPI_Isend(b, n, t, dest, tag, comm, req);
+}
+#if MPI_VERSION >= 4
+int MPI_Ialltoallv_c(const void* sb, const MPI_Count sc[], const MPI_Aint sd[], MPI_Datatype st,
+                     void* rb, const MPI_Count rc[], const MPI_Aint rd[], MPI_Datatype rt,
+                     MPI_Comm comm, MPI_Request* req) {
+    if (should_fail("MPI_Ialltoallv_c")) return MPI_ERR_OTHER;
+    return PMPI_Ialltoallv_c(sb, sc, sd, st, rb, rc, rd, rt, comm, req);
+}
+int MPI_Isend_c(const void* b, MPI_Count n, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
+                MPI_Request* req) {
+    if (should_fail("MPI_Isend_c")) return MPI_ERR_OTHER;
+    return PMPI_Isend_c(b, n, t, dest, tag, comm, req);
+}
+#endif
+}
+
+namespace {
+
+// Commits the corner turn with `strategy`, checks one good frame, then makes
+// `family` fail on every rank inside DRI_Do (blocking or start): DRI_ERR_MPI
+// everywhere, the transfer refuses further use, destroying it does not hang,
+// and a new transfer works.
+void mpi_failure(DRI_Strategy strategy, const char* family, bool nonblocking) {
+    Turn turn;
+    {
+        Xfer t;
+        OK(DRI_Transfer_create("fails", &t));
+        OK(DRI_Transfer_set_strategy(t, strategy));
+        OK(turn.send(t));
+        OK(turn.recv(t));
+        OK(DRI_Transfer_commit(t));
+        turn.fill(0);
+        OK(DRI_Do(t));
+        CHECK(turn.wrong(0) == 0);
+        g_fail = family;
+        const int rc = nonblocking ? DRI_Do_start(t) : DRI_Do(t);
+        CHECK_MESSAGE(g_fail == nullptr, family << " was never called");
+        g_fail = nullptr;
+        EXPECT_CODE_ALL(rc, DRI_ERR_MPI);
+        CHECK(std::string(DRI_Last_error_message()).find(family) != std::string::npos);
+        EXPECT_CODE(DRI_Do(t), DRI_ERR_STATE);
+        CHECK(std::string(DRI_Last_error_message()).find("unusable") != std::string::npos);
+    } // destroyed here: must not wait for messages that were never sent
+    Xfer again;
+    OK(DRI_Transfer_create("fails", &again));
+    OK(DRI_Transfer_set_strategy(again, strategy));
+    OK(turn.send(again));
+    OK(turn.recv(again));
+    OK(DRI_Transfer_commit(again));
+    turn.fill(1);
+    OK(DRI_Do(again));
+    CHECK(turn.wrong(1) == 0);
+}
+
+} // namespace
+
+TEST_CASE("DRI_ERR_MPI: a failing MPI call inside DRI_Do, every strategy") {
+    SUBCASE("alltoallw, blocking") { mpi_failure(DRI_STRATEGY_ALLTOALLW, "MPI_Alltoallw", false); }
+    SUBCASE("alltoallw, start") { mpi_failure(DRI_STRATEGY_ALLTOALLW, "MPI_Ialltoallw", true); }
+    SUBCASE("packed") { mpi_failure(DRI_STRATEGY_PACKED, "MPI_Ialltoallv", false); }
+    if (world_size() >= 2) {
+        SUBCASE("p2p, blocking") { mpi_failure(DRI_STRATEGY_P2P, "MPI_Isend", false); }
+        SUBCASE("p2p, start") { mpi_failure(DRI_STRATEGY_P2P, "MPI_Isend", true); }
+    }
+}
