@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The full test suite: installs what is missing, builds, runs every ctest test
-# in a Release build, then the unit and MPI tests again under AddressSanitizer
-# and UndefinedBehaviorSanitizer. Exits non-zero on any failure.
+# in a Release build, the 2.5 GiB large-count test when the memory is there,
+# MPI tests through the MPI-3 code paths, the unit and MPI tests again under
+# AddressSanitizer and UndefinedBehaviorSanitizer, and 60 s of fuzzing.
+# Exits non-zero on any failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/deps.sh"
@@ -37,5 +39,8 @@ echo "== Sanitizer build (ASan + UBSan) and tests"
 DRI_BUILD_TYPE=RelWithDebInfo "$root/tools/build.sh" "$root/build-sanitize" -DDRI_SANITIZE=ON \
   -DDRI_BUILD_EXAMPLES=OFF -DDRI_BUILD_BENCH=OFF
 (cd "$root/build-sanitize" && ctest --output-on-failure -j 2 --timeout 900 -L "unit|mpi" -LE large)
+
+echo "== Fuzzing the planning core for 60 s (libFuzzer, ASan + UBSan, oracle)"
+"$root/tools/fuzz.sh" 60
 
 echo "== all tests passed in $((SECONDS - start)) s"

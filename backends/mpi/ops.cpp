@@ -125,7 +125,7 @@ std::shared_ptr<const PartitionImpl> make_partition(core::Partition part) {
         core::fail(Errc::ndims, "a partition has 1 to " + std::to_string(core::max_dims) +
                                     " dimensions, got " + std::to_string(part.size()));
     for (std::size_t d = 0; d < part.size(); ++d)
-        core::validate_dim_partition(part[d], d, core::unbounded);
+        core::validate_dim_partition(part[d], d, std::nullopt);
     return std::make_shared<const PartitionImpl>(PartitionImpl{std::move(part)});
 }
 

@@ -62,8 +62,9 @@ void validate_partition(const Shape& shape, const Partition& part) {
         validate_dim_partition(part[d], d, shape.extent(static_cast<int>(d)));
 }
 
-void validate_dim_partition(const DimPartition& dp, std::size_t d, Index n) {
-    const bool known = n != unbounded;
+void validate_dim_partition(const DimPartition& dp, std::size_t d, std::optional<Index> extent) {
+    const bool known = extent.has_value();
+    const Index n = extent.value_or(0);
     {
         const std::string where =
             dim_name(d) + (known ? " (extent " + std::to_string(n) + "): " : std::string(": "));
@@ -94,6 +95,9 @@ void validate_dim_partition(const DimPartition& dp, std::size_t d, Index n) {
         if (known && (dp.left > n || dp.right > n))
             fail(Errc::overlap, where + "overlap (left " + std::to_string(dp.left) + ", right " +
                                     std::to_string(dp.right) + ") exceeds the extent");
+        // Stored ranges reach from -left to n + right: their lengths must fit.
+        if (known)
+            checked_add(checked_add(n, dp.left, "extent + overlap"), dp.right, "extent + overlap");
         if (dp.nprocs < 0)
             fail(Errc::partition, where + "process count must be >= 0 (0 = automatic), got " +
                                       std::to_string(dp.nprocs));

@@ -4,6 +4,7 @@
 #include "shape.hpp"
 
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,9 +73,10 @@ using Partition = std::vector<DimPartition>;
 // Checks a partition against a shape (dimension count, overlap, min/max,
 // ranges inside the bounds). Throws Error with a message naming the dimension.
 void validate_partition(const Shape& shape, const Partition& part);
-// The checks of one dimension; with extent == unbounded only those that do
-// not depend on the extent (used when a partition is created on its own).
-void validate_dim_partition(const DimPartition& dp, std::size_t dim, Index extent);
+// The checks of one dimension; without an extent only those that do not
+// depend on it (used when a partition is created on its own). The extent is
+// optional rather than a sentinel value: every Index is a possible extent.
+void validate_dim_partition(const DimPartition& dp, std::size_t dim, std::optional<Index> extent);
 
 // Whether `p` processes along dimension `d` satisfy that dimension's constraints.
 // On failure `why` (if given) says which constraint failed.

@@ -39,8 +39,8 @@ bool same_everywhere(int v) {
 #define EXPECT_CODE(call, code)                                                                    \
     do {                                                                                           \
         const int rc_ = (call);                                                                    \
-        CHECK_MESSAGE(rc_ == (code), #call " returned " << rc_ << " ("                             \
-                                                        << DRI_Last_error_message() << ")");      \
+        CHECK_MESSAGE(rc_ == (code),                                                               \
+                      #call " returned " << rc_ << " (" << DRI_Last_error_message() << ")");       \
         if (rc_ != DRI_SUCCESS) {                                                                  \
             CHECK(std::strlen(DRI_Last_error_message()) > 0);                                      \
             CHECK(std::string(DRI_Error_string(rc_)) != "unknown error code");                     \
@@ -264,7 +264,7 @@ TEST_CASE("DRI_ERR_GRID: min/max block extents unsatisfiable for the process cou
     EXPECT_CODE_ALL(make_dist(DRI_Dim_block4(0, 1, 1, 0, DRI_EDGE_TRUNCATE), d), DRI_ERR_GRID);
 }
 
-TEST_CASE("DRI_ERR_LAYOUT: order not a permutation, layout of the wrong rank at commit") {
+TEST_CASE("DRI_ERR_LAYOUT: order not a permutation, a 3-D layout for 2-D data") {
     Lay l;
     const int twice[2] = {0, 0};
     EXPECT_CODE(DRI_Layout_create(2, twice, nullptr, &l), DRI_ERR_LAYOUT);
@@ -358,7 +358,7 @@ TEST_CASE("DRI_ERR_BUFFER, _BUFFER_SIZE, _BUFFER_COUNT: the buffer ring") {
                 DRI_ERR_BUFFER_COUNT);
 }
 
-TEST_CASE("DRI_ERR_STATE: DRI_Do before commit, wait without start, changes after commit") {
+TEST_CASE("DRI_ERR_STATE: DRI_Do before commit, wait without start, strategy after commit") {
     Turn turn;
     Xfer t;
     OK(DRI_Transfer_create("state", &t));
@@ -584,11 +584,21 @@ void mpi_failure(DRI_Strategy strategy, const char* family, bool nonblocking) {
 } // namespace
 
 TEST_CASE("DRI_ERR_MPI: a failing MPI call inside DRI_Do, every strategy") {
-    SUBCASE("alltoallw, blocking") { mpi_failure(DRI_STRATEGY_ALLTOALLW, "MPI_Alltoallw", false); }
-    SUBCASE("alltoallw, start") { mpi_failure(DRI_STRATEGY_ALLTOALLW, "MPI_Ialltoallw", true); }
-    SUBCASE("packed") { mpi_failure(DRI_STRATEGY_PACKED, "MPI_Ialltoallv", false); }
+    SUBCASE("alltoallw, blocking") {
+        mpi_failure(DRI_STRATEGY_ALLTOALLW, "MPI_Alltoallw", false);
+    }
+    SUBCASE("alltoallw, start") {
+        mpi_failure(DRI_STRATEGY_ALLTOALLW, "MPI_Ialltoallw", true);
+    }
+    SUBCASE("packed") {
+        mpi_failure(DRI_STRATEGY_PACKED, "MPI_Ialltoallv", false);
+    }
     if (world_size() >= 2) {
-        SUBCASE("p2p, blocking") { mpi_failure(DRI_STRATEGY_P2P, "MPI_Isend", false); }
-        SUBCASE("p2p, start") { mpi_failure(DRI_STRATEGY_P2P, "MPI_Isend", true); }
+        SUBCASE("p2p, blocking") {
+            mpi_failure(DRI_STRATEGY_P2P, "MPI_Isend", false);
+        }
+        SUBCASE("p2p, start") {
+            mpi_failure(DRI_STRATEGY_P2P, "MPI_Isend", true);
+        }
     }
 }
