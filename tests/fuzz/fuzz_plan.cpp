@@ -27,11 +27,16 @@ using dri::test::Index;
 Index extent(FuzzedDataProvider& in) {
     const int mode = in.ConsumeIntegralInRange(0, 15);
     switch (mode) {
-    case 0: return 0;
-    case 1: return -in.ConsumeIntegralInRange<Index>(1, 5);
-    case 2: return std::numeric_limits<Index>::max() - in.ConsumeIntegralInRange<Index>(0, 3);
-    case 3: return (Index{1} << 31) + in.ConsumeIntegralInRange<Index>(-1, 1);
-    default: return in.ConsumeIntegralInRange<Index>(1, 13);
+    case 0:
+        return 0;
+    case 1:
+        return -in.ConsumeIntegralInRange<Index>(1, 5);
+    case 2:
+        return std::numeric_limits<Index>::max() - in.ConsumeIntegralInRange<Index>(0, 3);
+    case 3:
+        return (Index{1} << 31) + in.ConsumeIntegralInRange<Index>(-1, 1);
+    default:
+        return in.ConsumeIntegralInRange<Index>(1, 13);
     }
 }
 

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
+
 using namespace dri::core;
 using dri::test::code_of;
 using dri::test::thrown_by;
@@ -100,4 +102,17 @@ TEST_CASE("grid: unsatisfiable constraints are clear errors") {
     CHECK(code_of([&] {
               choose_grid(s, {DimPartition::block(), DimPartition::whole()}, 0);
           }) == Errc::group);
+}
+
+TEST_CASE("an extent of INT64_MAX is an extent: its overlap must still fit (found by fuzzing)") {
+    const Index max = std::numeric_limits<Index>::max();
+    const Shape s({max}, ElementType::predefined(ElemKind::byte));
+    CHECK(code_of([&] { validate_partition(s, {DimPartition::whole(0, 1)}); }) == Errc::overflow);
+    CHECK(code_of([&] {
+              validate_partition(s, {DimPartition::block4(1, 1, unbounded, 0, EdgePolicy::zero)});
+          }) == Errc::overflow);
+    CHECK(code_of([&] { validate_partition(s, {DimPartition::block()}); }) == Errc::success);
+    // Without an extent only the extent-free checks apply.
+    CHECK(code_of([&] { validate_dim_partition(DimPartition::whole(0, 1), 0, std::nullopt); }) ==
+          Errc::success);
 }
