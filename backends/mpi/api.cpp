@@ -236,6 +236,33 @@ Strategy Transfer::chosen_strategy() const {
     return checked().chosen;
 }
 
+namespace {
+// A predefined element type; a bad value becomes the collective's `pre`
+// error so that every process still takes part.
+detail::Status element_type(Type type, core::ElementType& out) {
+    return detail::capture(
+        [&] { out = core::ElementType::predefined(static_cast<core::ElemKind>(type)); });
+}
+} // namespace
+
+CornerTurnBlocks corner_turn_blocks(MPI_Comm comm, Index nrows, Index ncols, Type type) {
+    return guarded([&] {
+        core::ElementType t;
+        const detail::Status pre = element_type(type, t);
+        return detail::corner_turn_blocks(comm, nrows, ncols, t, pre);
+    });
+}
+
+Transfer corner_turn(MPI_Comm comm, Index nrows, Index ncols, Type type,
+                     std::span<const std::span<std::byte>> send_buffers,
+                     std::span<const std::span<std::byte>> recv_buffers) {
+    return Transfer(guarded([&] {
+        core::ElementType t;
+        const detail::Status pre = element_type(type, t);
+        return detail::corner_turn(comm, nrows, ncols, t, send_buffers, recv_buffers, pre);
+    }));
+}
+
 void commit(MPI_Comm comm, std::span<Transfer* const> transfers) {
     guarded([&] {
         std::vector<detail::TransferImpl*> impls;

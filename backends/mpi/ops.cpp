@@ -4,6 +4,7 @@
 #include "executor.hpp"
 #include "wire.hpp"
 
+#include <atomic>
 #include <optional>
 
 namespace dri::detail {
@@ -258,6 +259,62 @@ void set_strategy(TransferImpl& t, Strategy s) {
 
 void commit(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Status& pre) {
     commit_transfers(comm, xfers, pre);
+}
+
+namespace {
+
+// The two distributions and layouts of the corner turn over every process of
+// comm. Collective; a local failure (bad extents, a bad type) is carried
+// through the distribution's collective so that every process fails alike.
+struct CornerTurnSides {
+    std::shared_ptr<const DistributionImpl> rows, cols;
+    std::shared_ptr<const LayoutImpl> row_major, col_major;
+};
+
+CornerTurnSides corner_turn_sides(MPI_Comm comm, Index nrows, Index ncols, core::ElementType type,
+                                  const Status& pre) {
+    require_initialized();
+    CornerTurnSides s;
+    std::shared_ptr<const GlobalDataImpl> gdo;
+    Status st = pre;
+    if (!st.failed()) st = capture([&] { gdo = make_globaldata({nrows, ncols}, type); });
+    const auto rows_p = make_partition({core::DimPartition::block(), core::DimPartition::whole()});
+    const auto cols_p = make_partition({core::DimPartition::whole(), core::DimPartition::block()});
+    const auto group = make_group(comm, {});
+    s.rows = make_distribution(gdo.get(), rows_p.get(), group, st);
+    s.cols = make_distribution(gdo.get(), cols_p.get(), group);
+    s.row_major = make_layout(core::Layout::packed(2));
+    s.col_major = make_layout(core::Layout::ordered({1, 0}));
+    return s;
+}
+
+} // namespace
+
+CornerTurnBlocks corner_turn_blocks(MPI_Comm comm, Index nrows, Index ncols, core::ElementType type,
+                                    const Status& pre) {
+    const CornerTurnSides s = corner_turn_sides(comm, nrows, ncols, type, pre);
+    return {block_info(*s.rows, *s.row_major, s.rows->group->my_index),
+            block_info(*s.cols, *s.col_major, s.cols->group->my_index)};
+}
+
+std::shared_ptr<TransferImpl> corner_turn(MPI_Comm comm, Index nrows, Index ncols,
+                                          core::ElementType type,
+                                          std::span<const std::span<std::byte>> send_buffers,
+                                          std::span<const std::span<std::byte>> recv_buffers,
+                                          const Status& pre) {
+    const CornerTurnSides s = corner_turn_sides(comm, nrows, ncols, type, pre);
+    // One name per call: every process makes its convenience calls in the
+    // same order (they are collective), so the k-th call matches everywhere.
+    static std::atomic<long> calls{0};
+    auto t = make_transfer("dri corner turn #" + std::to_string(calls++));
+    // Buffer errors are local: they go into the commit's agreement.
+    const Status declared = capture([&] {
+        declare_role(*t, RoleKind::send, s.rows, *s.row_major, send_buffers);
+        declare_role(*t, RoleKind::recv, s.cols, *s.col_major, recv_buffers);
+    });
+    TransferImpl* p = t.get();
+    commit(comm, std::span<TransferImpl* const>(&p, 1), declared);
+    return t;
 }
 
 namespace {

@@ -39,6 +39,19 @@ void set_strategy(TransferImpl& t, Strategy s);
 // Collective over comm; see commit.hpp.
 void commit(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Status& pre = {});
 
+// The common case in one collective call over comm (every process of comm
+// sends and receives): an nrows x ncols matrix held in row blocks with rows
+// contiguous is turned into column blocks with columns contiguous. Declares
+// and commits a transfer (buffer rings as given); `pre` as for
+// make_distribution. Every process fails with the same error or none does.
+CornerTurnBlocks corner_turn_blocks(MPI_Comm comm, core::Index nrows, core::Index ncols,
+                                    core::ElementType type, const Status& pre = {});
+std::shared_ptr<TransferImpl> corner_turn(MPI_Comm comm, core::Index nrows, core::Index ncols,
+                                          core::ElementType type,
+                                          std::span<const std::span<std::byte>> send_buffers,
+                                          std::span<const std::span<std::byte>> recv_buffers,
+                                          const Status& pre = {});
+
 void execute(TransferImpl& t);
 void start(TransferImpl& t);
 void wait(TransferImpl& t);

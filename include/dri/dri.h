@@ -236,6 +236,21 @@ int DRI_Transfer_send(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layou
 /* Receiver role, same arguments. A process may be both (clique). */
 int DRI_Transfer_recv(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layout, int nbuf,
                       void* const buffers[], const DRI_Index sizes[]);
+/* Convenience for the common case: the corner turn of an nrows x ncols
+ * matrix over every process of comm. Senders hold row blocks with rows
+ * contiguous (row-major), receivers column blocks with columns contiguous
+ * (column-major); every process is both. Both calls are collective over comm.
+ * DRI_Corner_turn_blocks tells each process its two blocks (sizes to
+ * allocate in `bytes`) before any buffer exists; DRI_Corner_turn_create
+ * declares and commits the transfer with nbuf buffers per side (cycled by
+ * DRI_Do). Any error is returned on every process and creates nothing. */
+int DRI_Corner_turn_blocks(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_Datatype type,
+                           DRI_Blockinfo* send, DRI_Blockinfo* recv);
+int DRI_Corner_turn_create(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_Datatype type,
+                           int nbuf, void* const send_buffers[], const DRI_Index send_sizes[],
+                           void* const recv_buffers[], const DRI_Index recv_sizes[],
+                           DRI_Transfer* xfer);
+
 int DRI_Transfer_set_strategy(DRI_Transfer xfer, DRI_Strategy strategy);
 /* Collective over every process of `comm` (the parent communicator of the
  * transfers' groups): each passes the transfers it declared (count may be 0).

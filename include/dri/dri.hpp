@@ -340,8 +340,35 @@ class Transfer {
         return out;
     }
     detail::TransferImpl& checked() const; // throws Errc::handle when moved from
+    explicit Transfer(std::shared_ptr<detail::TransferImpl> i) : impl_(std::move(i)) {}
+    friend Transfer corner_turn(MPI_Comm, Index, Index, Type, std::span<const std::span<std::byte>>,
+                                std::span<const std::span<std::byte>>);
     std::shared_ptr<detail::TransferImpl> impl_;
 };
+
+// Convenience for the common case: the corner turn of an nrows x ncols
+// matrix over every process of comm, from row blocks (rows contiguous) to
+// column blocks (columns contiguous); every process sends and receives.
+// Both calls are collective over comm and throw on every process or none.
+struct CornerTurnBlocks {
+    BlockInfo send, recv; // this process's blocks: sizes to allocate in .bytes
+};
+CornerTurnBlocks corner_turn_blocks(MPI_Comm comm, Index nrows, Index ncols, Type type);
+// A committed transfer over the given buffer rings (same count on both sides).
+Transfer corner_turn(MPI_Comm comm, Index nrows, Index ncols, Type type,
+                     std::span<const std::span<std::byte>> send_buffers,
+                     std::span<const std::span<std::byte>> recv_buffers);
+template <class SendBuffers, class RecvBuffers>
+Transfer corner_turn(MPI_Comm comm, Index nrows, Index ncols, Type type, SendBuffers&& send,
+                     RecvBuffers&& recv) {
+    std::vector<std::span<std::byte>> s, r;
+    for (auto& b : send)
+        s.push_back(std::as_writable_bytes(std::span(b)));
+    for (auto& b : recv)
+        r.push_back(std::as_writable_bytes(std::span(b)));
+    return corner_turn(comm, nrows, ncols, type, std::span<const std::span<std::byte>>(s),
+                       std::span<const std::span<std::byte>>(r));
+}
 
 // Commits several transfers at once. Collective over `comm`: every process
 // passes the transfers it declared (possibly none); names are matched across

@@ -139,6 +139,33 @@ std::vector<std::span<std::byte>> buffers_of(int nbuf, void* const* buffers,
     return out;
 }
 
+DRI_Blockinfo to_c(const BlockInfo& b) {
+    DRI_Blockinfo info{};
+    info.ndims = static_cast<int>(b.local_extent.size());
+    info.index = b.index;
+    for (int k = 0; k < info.ndims; ++k) {
+        const auto u = static_cast<std::size_t>(k);
+        info.coords[k] = b.coords[u];
+        info.owned_first[k] = b.owned_first[u];
+        info.owned_last[k] = b.owned_last[u];
+        info.owned_count[k] = b.owned_count[u];
+        info.stored_first[k] = b.stored_first[u];
+        info.stored_last[k] = b.stored_last[u];
+        info.segments[k] = b.segments[u];
+        info.local_extent[k] = b.local_extent[u];
+        info.strides[k] = b.strides[u];
+    }
+    info.bytes = b.bytes;
+    return info;
+}
+
+// A predefined element type (records are created by their own call).
+core::ElementType predefined_type(DRI_Datatype type) {
+    if (type == DRI_RECORD)
+        core::fail(core::Errc::type, "records need DRI_Globaldata_create_record");
+    return core::ElementType::predefined(static_cast<core::ElemKind>(type));
+}
+
 using DistP = std::shared_ptr<const detail::DistributionImpl>;
 using XferP = std::shared_ptr<detail::TransferImpl>;
 
@@ -195,11 +222,8 @@ int DRI_Globaldata_create(int ndims, const DRI_Index extents[], DRI_Datatype typ
     return api([&] {
         detail::require_initialized();
         need_ptr(gdo, "output handle");
-        if (type == DRI_RECORD)
-            core::fail(core::Errc::type, "records need DRI_Globaldata_create_record");
-        *gdo = add<DRI_Globaldata>(detail::make_globaldata(
-            extents_of(ndims, extents),
-            core::ElementType::predefined(static_cast<core::ElemKind>(type))));
+        *gdo = add<DRI_Globaldata>(
+            detail::make_globaldata(extents_of(ndims, extents), predefined_type(type)));
     });
 }
 
@@ -373,23 +397,7 @@ int DRI_Blockinfo_get_index(DRI_Distribution dist, DRI_Layout layout, int index,
         need_ptr(info, "blockinfo");
         const auto d = lookup<DistP>(dist, "distribution");
         const auto l = lookup<std::shared_ptr<const detail::LayoutImpl>>(layout, "layout");
-        const BlockInfo b = detail::block_info(*d, *l, index);
-        *info = DRI_Blockinfo{};
-        info->ndims = d->dist.ndims();
-        info->index = b.index;
-        for (int k = 0; k < info->ndims; ++k) {
-            const auto u = static_cast<std::size_t>(k);
-            info->coords[k] = b.coords[u];
-            info->owned_first[k] = b.owned_first[u];
-            info->owned_last[k] = b.owned_last[u];
-            info->owned_count[k] = b.owned_count[u];
-            info->stored_first[k] = b.stored_first[u];
-            info->stored_last[k] = b.stored_last[u];
-            info->segments[k] = b.segments[u];
-            info->local_extent[k] = b.local_extent[u];
-            info->strides[k] = b.strides[u];
-        }
-        info->bytes = b.bytes;
+        *info = to_c(detail::block_info(*d, *l, index));
     });
 }
 
@@ -443,6 +451,42 @@ int DRI_Transfer_send(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layou
 int DRI_Transfer_recv(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layout, int nbuf,
                       void* const buffers[], const DRI_Index sizes[]) {
     return declare(xfer, detail::RoleKind::recv, dist, layout, nbuf, buffers, sizes);
+}
+
+int DRI_Corner_turn_blocks(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_Datatype type,
+                           DRI_Blockinfo* send, DRI_Blockinfo* recv) {
+    return api([&] {
+        detail::require_initialized();
+        // Local argument errors still join the collective so nobody hangs.
+        core::ElementType t;
+        const detail::Status pre = detail::capture([&] {
+            need_ptr(send, "send blockinfo");
+            need_ptr(recv, "receive blockinfo");
+            t = predefined_type(type);
+        });
+        const CornerTurnBlocks b = detail::corner_turn_blocks(comm, nrows, ncols, t, pre);
+        *send = to_c(b.send);
+        *recv = to_c(b.recv);
+    });
+}
+
+int DRI_Corner_turn_create(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_Datatype type,
+                           int nbuf, void* const send_buffers[], const DRI_Index send_sizes[],
+                           void* const recv_buffers[], const DRI_Index recv_sizes[],
+                           DRI_Transfer* xfer) {
+    return api([&] {
+        detail::require_initialized();
+        core::ElementType t;
+        std::vector<std::span<std::byte>> sb, rb;
+        const detail::Status pre = detail::capture([&] {
+            need_ptr(xfer, "output handle");
+            t = predefined_type(type);
+            sb = buffers_of(nbuf, send_buffers, send_sizes);
+            rb = buffers_of(nbuf, recv_buffers, recv_sizes);
+        });
+        auto made = detail::corner_turn(comm, nrows, ncols, t, sb, rb, pre);
+        *xfer = add<DRI_Transfer>(std::move(made));
+    });
 }
 
 int DRI_Transfer_set_strategy(DRI_Transfer xfer, DRI_Strategy strategy) {

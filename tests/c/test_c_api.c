@@ -125,6 +125,42 @@ int main(int argc, char** argv) {
     }
     EXPECT(wrong == 0);
 
+    /* The same corner turn in one convenience call. A buffer too small on
+     * rank 0 alone fails the call on every rank. */
+    {
+        DRI_Blockinfo cs, cr;
+        DRI_Transfer ct = NULL;
+        void *s1[1], *r1[1];
+        DRI_Index ss1[1], rs1[1];
+        long i, j;
+        int rc;
+        OK(DRI_Corner_turn_blocks(MPI_COMM_WORLD, N, M, DRI_COMPLEX_FLOAT, &cs, &cr));
+        EXPECT(cs.bytes == sinfo.bytes && cr.bytes == rinfo.bytes);
+        EXPECT(cr.owned_first[1] == rinfo.owned_first[1] && cr.strides[1] == N);
+        s1[0] = malloc((size_t)cs.bytes + 1);
+        r1[0] = malloc((size_t)cr.bytes + 1);
+        ss1[0] = cs.bytes;
+        rs1[0] = rank == 0 ? cr.bytes - 1 : cr.bytes;
+        rc = DRI_Corner_turn_create(MPI_COMM_WORLD, N, M, DRI_COMPLEX_FLOAT, 1, s1, ss1, r1, rs1,
+                                    &ct);
+        EXPECT(rc == DRI_ERR_BUFFER_SIZE && ct == NULL);
+        rs1[0] = cr.bytes;
+        OK(DRI_Corner_turn_create(MPI_COMM_WORLD, N, M, DRI_COMPLEX_FLOAT, 1, s1, ss1, r1, rs1,
+                                  &ct));
+        for (i = 0; i < cs.local_extent[0]; ++i)
+            for (j = 0; j < M; ++j)
+                ((float complex*)s1[0])[i * M + j] = value(cs.owned_first[0] + i, j, 7);
+        OK(DRI_Do(ct));
+        for (j = 0; j < cr.local_extent[1]; ++j)
+            for (i = 0; i < N; ++i)
+                if (((float complex*)r1[0])[j * N + i] != value(i, cr.owned_first[1] + j, 7))
+                    ++wrong;
+        EXPECT(wrong == 0);
+        OK(DRI_Transfer_destroy(&ct));
+        free(s1[0]);
+        free(r1[0]);
+    }
+
     /* Objects may be destroyed in any order; the rest is freed by DRI_Finalize. */
     OK(DRI_Distribution_destroy(&rows));
     OK(DRI_Group_destroy(&all));

@@ -271,3 +271,43 @@ TEST_CASE("errors are the same on every rank and leave nothing behind") {
         CHECK(code_of([&] { t.send(rows, packed, buf); }) == dri::Errc::duplicate);
     }
 }
+
+TEST_CASE("the corner-turn convenience call: exact data over a buffer ring, errors everywhere") {
+    const dri::Index n = 37, m = 23;
+    const dri::CornerTurnBlocks b =
+        dri::corner_turn_blocks(MPI_COMM_WORLD, n, m, dri::Type::float64);
+    std::vector<std::vector<double>> s(2, std::vector<double>(b.send.elements()));
+    std::vector<std::vector<double>> r(2, std::vector<double>(b.recv.elements()));
+    dri::Transfer t = dri::corner_turn(MPI_COMM_WORLD, n, m, dri::Type::float64, s, r);
+    CHECK(t.committed());
+    long wrong = 0;
+    for (int f = 0; f < 3; ++f) {
+        auto& sb = s[static_cast<std::size_t>(f % 2)];
+        for (dri::Index i = 0; i < b.send.local_extent[0]; ++i)
+            for (dri::Index j = 0; j < m; ++j)
+                sb[static_cast<std::size_t>(i * m + j)] =
+                    static_cast<double>((b.send.owned_first[0] + i) * 100 + j + f * 10000);
+        t.execute();
+        const auto& rb = r[static_cast<std::size_t>(f % 2)];
+        for (dri::Index j = 0; j < b.recv.local_extent[1]; ++j)
+            for (dri::Index i = 0; i < n; ++i)
+                wrong += rb[static_cast<std::size_t>(j * n + i)] !=
+                         static_cast<double>(i * 100 + b.recv.owned_first[1] + j + f * 10000);
+    }
+    CHECK(wrong == 0);
+    // Different matrix sizes on different ranks: the same error everywhere.
+    const dri::Errc c = code_of([&] {
+        (void)dri::corner_turn_blocks(MPI_COMM_WORLD, n + (world_rank() == 0 ? 1 : 0), m,
+                                      dri::Type::float64);
+    });
+    CHECK(c == (world_size() == 1 ? dri::Errc::success : dri::Errc::inconsistent));
+    CHECK(same_everywhere(c));
+    // An unknown element type on one rank only.
+    const dri::Errc c2 = code_of([&] {
+        (void)dri::corner_turn_blocks(MPI_COMM_WORLD, n, m,
+                                      world_rank() == 0 ? static_cast<dri::Type>(99)
+                                                        : dri::Type::float64);
+    });
+    CHECK(c2 == dri::Errc::type);
+    CHECK(same_everywhere(c2));
+}
