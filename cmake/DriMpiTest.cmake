@@ -19,6 +19,14 @@ if(DRI_SANITIZE)
       "ASAN_OPTIONS=allocator_may_return_null=1")
 endif()
 
+# Open MPI refuses more ranks than cores, and root, unless told otherwise.
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE DRI_MPIEXEC_VERSION
+                ERROR_QUIET RESULT_VARIABLE DRI_MPIEXEC_RC)
+if(DRI_MPIEXEC_VERSION MATCHES "Open MPI|OpenRTE")
+  list(APPEND DRI_MPI_TEST_ENV OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1
+       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+endif()
+
 # Registers `command` under mpiexec with n ranks.
 function(dri_add_mpi_test name n)
   add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${ARGN})

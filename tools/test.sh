@@ -36,6 +36,17 @@ if [ "$avail_gib" -ge "$need_gib" ]; then
   (cd "$root/build-mpi3" && ctest --output-on-failure --timeout 900 -L large -V)
 fi
 
+# Open MPI (Debian's libopenmpi-dev), when it is installed beside MPICH.
+if dpkg-query -W -f='${Status}' libopenmpi-dev 2>/dev/null | grep -q "install ok installed"; then
+  echo "== Open MPI build and tests"
+  "$root/tools/build.sh" "$root/build-openmpi" -DMPI_C_COMPILER=/usr/bin/mpicc.openmpi \
+    -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi \
+    -DDRI_BUILD_BENCH=OFF
+  (cd "$root/build-openmpi" && ctest --output-on-failure -j 2 --timeout 900 -LE 'large|lint')
+else
+  echo "== SKIPPED the Open MPI build: libopenmpi-dev is not installed"
+fi
+
 echo "== Sanitizer build (ASan + UBSan) and tests"
 DRI_BUILD_TYPE=RelWithDebInfo "$root/tools/build.sh" "$root/build-sanitize" -DDRI_SANITIZE=ON \
   -DDRI_BUILD_EXAMPLES=OFF -DDRI_BUILD_BENCH=OFF
