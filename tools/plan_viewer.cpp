@@ -2,12 +2,18 @@
 // of each side: its grid coordinates, owned and stored global ranges, local
 // extents and the bytes to allocate; then, for each sender -> receiver pair,
 // the global ranges that move, and the receivers' zero-filled padding.
+// With --svg FILE (1-D and 2-D data) it also draws the plan: the senders'
+// blocks, the receivers' blocks (stored overlap dashed) and every piece
+// that moves, coloured by sender and outlined by receiver.
 #include "plan.hpp"
 #include "spec.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 
 using namespace dri::core;
@@ -31,7 +37,8 @@ const char* usage =
     "  --recv-pad LIST\n"
     "  --send-strides LIST explicit element strides instead of order and padding\n"
     "  --recv-strides LIST\n"
-    "  --regions           also print each region (byte offsets, extents, strides)\n";
+    "  --regions           also print each region (byte offsets, extents, strides)\n"
+    "  --svg FILE          draw the plan as SVG (1-D and 2-D data)\n";
 
 std::string ranges_text(const std::vector<Range>& rs, std::size_t limit = 6) {
     std::string s;
@@ -103,6 +110,142 @@ void print_region(const Region& r) {
     for (const Axis& a : r.axes)
         std::cout << " {n " << a.n << ", send stride " << a.s << ", recv stride " << a.r << "}";
     std::cout << '\n';
+}
+
+// --- SVG -------------------------------------------------------------------
+
+const char* const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1",
+                               "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#bab0ac"};
+const char* colour(int p) {
+    return palette[p % 10];
+}
+
+// Cells of the global array as one or more boxes of [first, last] ranges per
+// dimension; 1-D data is drawn as one row.
+using Box2 = std::pair<Range, Range>; // rows, columns
+
+std::vector<Box2> boxes(const std::vector<std::vector<Range>>& per_dim) {
+    std::vector<Box2> out;
+    if (per_dim.empty()) return out; // nothing (a pair that exchanges nothing)
+    if (per_dim.size() == 1) {
+        for (const Range& c : per_dim[0])
+            out.push_back({{0, 0}, c});
+        return out;
+    }
+    for (const Range& r : per_dim[0])
+        for (const Range& c : per_dim[1])
+            out.push_back({r, c});
+    return out;
+}
+
+// Owned (stored = false) or stored ranges of process p, per dimension.
+std::vector<std::vector<Range>> block_ranges(const Distribution& d, int p, bool stored) {
+    const std::vector<int> c = d.coords(p);
+    std::vector<std::vector<Range>> out(c.size());
+    for (std::size_t k = 0; k < c.size(); ++k)
+        for (Index s = 0; s < d.segment_count(static_cast<int>(k), c[k]); ++s) {
+            const Segment seg = d.segment(static_cast<int>(k), c[k], s);
+            out[k].push_back(stored ? Range{seg.lo, seg.hi - 1}
+                                    : Range{seg.own_lo, seg.own_hi - 1});
+        }
+    return out;
+}
+
+class Svg {
+  public:
+    Svg(Index rows, Index cols) : rows_(rows), cols_(cols) {
+        cell_ = std::min(panel / static_cast<double>(cols), panel / static_cast<double>(rows));
+    }
+    // One panel: its title and origin.
+    void panel_at(int i, const std::string& title) {
+        x0_ = margin + i * (panel + gap);
+        out_ << "<text x='" << x0_ << "' y='" << margin - 12 << "' class='title'>" << title
+             << "</text>\n";
+        out_ << "<rect x='" << x0_ << "' y='" << margin << "' width='" << cols_ * cell_
+             << "' height='" << rows_ * cell_ << "' class='frame'/>\n";
+    }
+    void box(const Box2& b, const std::string& fill, const std::string& stroke,
+             const std::string& cls, const std::string& label) {
+        // Stored cells may lie outside the array (edge padding): clip to it.
+        const Index c0 = std::max<Index>(b.second.first, 0),
+                    c1 = std::min(b.second.last, cols_ - 1);
+        const Index r0 = std::max<Index>(b.first.first, 0), r1 = std::min(b.first.last, rows_ - 1);
+        if (c0 > c1 || r0 > r1) return;
+        const double x = x0_ + static_cast<double>(c0) * cell_;
+        const double y = margin + static_cast<double>(r0) * cell_;
+        const double w = static_cast<double>(c1 - c0 + 1) * cell_;
+        const double h = static_cast<double>(r1 - r0 + 1) * cell_;
+        out_ << "<rect x='" << x << "' y='" << y << "' width='" << w << "' height='" << h
+             << "' fill='" << fill << "' stroke='" << stroke << "' class='" << cls << "'/>\n";
+        if (!label.empty() && w >= 22 && h >= 14)
+            out_ << "<text x='" << x + w / 2 << "' y='" << y + h / 2 + 4 << "' class='label'>"
+                 << label << "</text>\n";
+    }
+    void note(int line, const std::string& text) {
+        out_ << "<text x='" << margin << "' y='" << margin + rows_ * cell_ + 24 + 16 * line
+             << "' class='note'>" << text << "</text>\n";
+    }
+    std::string finish(int panels, int notes) const {
+        std::ostringstream svg;
+        const double w = 2 * margin + panels * panel + (panels - 1) * gap;
+        const double h = margin + rows_ * cell_ + 24 + 16 * notes + 8;
+        svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << w << "' height='" << h
+            << "' viewBox='0 0 " << w << ' ' << h << "'>\n"
+            << "<style>text{font-family:sans-serif;font-size:12px}"
+               ".title{font-size:14px;font-weight:bold}.label{text-anchor:middle;fill:#fff}"
+               ".note{fill:#333}.frame{fill:none;stroke:#000;stroke-width:1.5}"
+               ".owned{stroke-width:1;fill-opacity:0.85}.stored{fill:none;stroke-width:2;"
+               "stroke-dasharray:5 3}.piece{stroke-width:2.5;fill-opacity:0.85}</style>\n"
+            << "<rect width='100%' height='100%' fill='#fff'/>\n"
+            << out_.str() << "</svg>\n";
+        return svg.str();
+    }
+
+  private:
+    static constexpr double panel = 300, gap = 40, margin = 30;
+    Index rows_, cols_;
+    double cell_ = 1, x0_ = 0;
+    std::ostringstream out_;
+};
+
+void write_svg(const std::string& file, const Side& send, const Side& recv) {
+    const Distribution& sd = *send.dist;
+    const Distribution& rd = *recv.dist;
+    const Shape& shape = sd.shape();
+    if (shape.ndims() > 2) fail(Errc::arg, "--svg draws 1-D and 2-D data only");
+    const Index rows = shape.ndims() == 2 ? shape.extent(0) : 1;
+    const Index cols = shape.extent(shape.ndims() - 1);
+    Svg svg(rows, cols);
+    svg.panel_at(0, "senders: owned blocks");
+    for (int s = 0; s < sd.nprocs(); ++s)
+        for (const Box2& b : boxes(block_ranges(sd, s, false)))
+            svg.box(b, colour(s), "#fff", "owned", "s" + std::to_string(s));
+    svg.panel_at(1, "receivers: owned (stored dashed)");
+    for (int r = 0; r < rd.nprocs(); ++r) {
+        for (const Box2& b : boxes(block_ranges(rd, r, false)))
+            svg.box(b, colour(r), "#fff", "owned", "r" + std::to_string(r));
+        const auto stored = block_ranges(rd, r, true);
+        if (stored != block_ranges(rd, r, false))
+            for (const Box2& b : boxes(stored))
+                svg.box(b, "none", colour(r), "stored", "");
+    }
+    svg.panel_at(2, "moves: sender colour, receiver outline");
+    int pieces = 0;
+    for (int s = 0; s < sd.nprocs(); ++s)
+        for (int r = 0; r < rd.nprocs(); ++r)
+            for (const Box2& b : boxes(pair_global_ranges(send, recv, s, r))) {
+                svg.box(b, colour(s), colour(r), "piece",
+                        std::to_string(s) + "\u2192" + std::to_string(r));
+                ++pieces;
+            }
+    svg.note(0, to_string(shape) + ", " + std::to_string(sd.nprocs()) + " senders (layout " +
+                    to_string(send.layout) + ") -> " + std::to_string(rd.nprocs()) +
+                    " receivers (layout " + to_string(recv.layout) + ")");
+    svg.note(1, std::to_string(pieces) + " pieces move; a piece is a box of global indices "
+                                         "that one sender sends to one receiver");
+    std::ofstream f(file);
+    f << svg.finish(3, 2);
+    if (!f) fail(Errc::arg, "cannot write " + file);
 }
 
 } // namespace
@@ -179,6 +322,10 @@ int main(int argc, char** argv) {
         }
         std::cout << "total: " << total_msgs << " sender -> receiver pieces, " << total_bytes
                   << " bytes\n";
+        if (opt.count("--svg")) {
+            write_svg(opt["--svg"], send, recv);
+            std::cout << "wrote " << opt["--svg"] << '\n';
+        }
     } catch (const Error& e) {
         std::cerr << "dri-plan: " << errc_name(e.code()) << ": " << e.what() << '\n';
         return 1;

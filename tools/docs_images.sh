@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Redraws the pictures in docs/images from real plans with dri-plan --svg.
+#   tools/docs_images.sh [build dir]   (default build/, built by tools/build.sh)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+plan=${1:-$root/build}/tools/dri-plan
+out=$root/docs/images
+mkdir -p "$out"
+# The corner turn: 3 row blocks (row-major) -> 4 column blocks (column-major).
+"$plan" --shape 12x16 --send block,whole --recv whole,block --send-procs 3 --recv-procs 4 \
+  --recv-order 1,0 --svg "$out/corner_turn.svg" >/dev/null
+# Row blocks -> row blocks with 2 rows of overlap on each side (halo), zero edges.
+"$plan" --shape 16x12 --send block,whole --recv "block~2:2:zero,whole" --send-procs 2 \
+  --recv-procs 3 --svg "$out/halo.svg" >/dev/null
+# 2-D blocks on a 2 x 2 grid -> block-cyclic rows (blocks of 2) over 3 processes.
+"$plan" --shape 12x12 --send block,block --recv "cyclic(2),whole" --send-procs 4 \
+  --recv-procs 3 --svg "$out/block_to_cyclic.svg" >/dev/null
+echo "wrote $out/{corner_turn,halo,block_to_cyclic}.svg"
