@@ -2,7 +2,8 @@
 # The full test suite: installs what is missing, builds, runs every ctest test
 # in a Release build, the 2.5 GiB large-count test when the memory is there,
 # MPI tests through the MPI-3 code paths, the unit and MPI tests again under
-# AddressSanitizer and UndefinedBehaviorSanitizer, and 60 s of fuzzing.
+# AddressSanitizer and UndefinedBehaviorSanitizer, the Open MPI build when
+# libopenmpi-dev is installed, the Doxygen reference and 60 s of fuzzing.
 # Exits non-zero on any failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,6 +52,9 @@ echo "== Sanitizer build (ASan + UBSan) and tests"
 DRI_BUILD_TYPE=RelWithDebInfo "$root/tools/build.sh" "$root/build-sanitize" -DDRI_SANITIZE=ON \
   -DDRI_BUILD_EXAMPLES=OFF -DDRI_BUILD_BENCH=OFF
 (cd "$root/build-sanitize" && ctest --output-on-failure -j 2 --timeout 900 -L "unit|mpi" -LE large)
+
+echo "== API reference (Doxygen; a warning fails)"
+"$root/tools/docs.sh"
 
 echo "== Fuzzing the planning core for 60 s (libFuzzer, ASan + UBSan, oracle)"
 "$root/tools/fuzz.sh" 60

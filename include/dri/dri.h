@@ -29,36 +29,36 @@ extern "C" {
 
 /* ---- error codes ------------------------------------------------------- */
 #define DRI_SUCCESS 0
-#define DRI_ERR_ARG 1              /* invalid argument */
-#define DRI_ERR_NULL 2             /* required pointer argument is NULL */
-#define DRI_ERR_HANDLE 3           /* null, stale or wrong-kind handle */
-#define DRI_ERR_NDIMS 4            /* number of dimensions outside [1, DRI_MAX_DIMS] */
-#define DRI_ERR_EXTENT 5           /* zero, negative or inconsistent extent */
-#define DRI_ERR_OVERFLOW 6         /* a size or offset overflows 64 bits */
-#define DRI_ERR_TYPE 7             /* invalid element type or size */
-#define DRI_ERR_PARTITION 8        /* malformed partition */
-#define DRI_ERR_OVERLAP 9          /* overlap negative or larger than the data */
-#define DRI_ERR_MINMAX 10          /* invalid min/max block extents */
-#define DRI_ERR_GRID 11            /* no process grid satisfies the partition */
-#define DRI_ERR_LAYOUT 12          /* malformed layout */
-#define DRI_ERR_NOT_DISJOINT 13    /* sending partition owns elements twice */
-#define DRI_ERR_NOT_COVERING 14    /* sending partition leaves elements unowned */
-#define DRI_ERR_MISMATCH 15        /* sides disagree on shape or element type */
-#define DRI_ERR_NO_PARTNER 16      /* a transfer name has no partner at commit */
-#define DRI_ERR_DUPLICATE 17       /* role or name declared twice */
-#define DRI_ERR_BUFFER 18          /* NULL buffer */
-#define DRI_ERR_BUFFER_SIZE 19     /* buffer smaller than required */
-#define DRI_ERR_BUFFER_COUNT 20    /* wrong number of buffers */
-#define DRI_ERR_STATE 21           /* object in the wrong state for this call */
-#define DRI_ERR_NOT_INITIALIZED 22 /* before DRI_Init or after DRI_Finalize */
-#define DRI_ERR_GROUP 23           /* invalid process set, or caller not in it */
-#define DRI_ERR_INCONSISTENT 24    /* ranks passed different arguments to a collective */
-#define DRI_ERR_MPI 25             /* an MPI call failed */
-#define DRI_ERR_NO_MEMORY 26       /* allocation failed */
-#define DRI_ERR_INTERNAL 27        /* library invariant violated (a bug) */
+#define DRI_ERR_ARG 1              /**< invalid argument */
+#define DRI_ERR_NULL 2             /**< required pointer argument is NULL */
+#define DRI_ERR_HANDLE 3           /**< null, stale or wrong-kind handle */
+#define DRI_ERR_NDIMS 4            /**< number of dimensions outside [1, DRI_MAX_DIMS] */
+#define DRI_ERR_EXTENT 5           /**< zero, negative or inconsistent extent */
+#define DRI_ERR_OVERFLOW 6         /**< a size or offset overflows 64 bits */
+#define DRI_ERR_TYPE 7             /**< invalid element type or size */
+#define DRI_ERR_PARTITION 8        /**< malformed partition */
+#define DRI_ERR_OVERLAP 9          /**< overlap negative or larger than the data */
+#define DRI_ERR_MINMAX 10          /**< invalid min/max block extents */
+#define DRI_ERR_GRID 11            /**< no process grid satisfies the partition */
+#define DRI_ERR_LAYOUT 12          /**< malformed layout */
+#define DRI_ERR_NOT_DISJOINT 13    /**< sending partition owns elements twice */
+#define DRI_ERR_NOT_COVERING 14    /**< sending partition leaves elements unowned */
+#define DRI_ERR_MISMATCH 15        /**< sides disagree on shape or element type */
+#define DRI_ERR_NO_PARTNER 16      /**< a transfer name has no partner at commit */
+#define DRI_ERR_DUPLICATE 17       /**< role or name declared twice */
+#define DRI_ERR_BUFFER 18          /**< NULL buffer */
+#define DRI_ERR_BUFFER_SIZE 19     /**< buffer smaller than required */
+#define DRI_ERR_BUFFER_COUNT 20    /**< wrong number of buffers */
+#define DRI_ERR_STATE 21           /**< object in the wrong state for this call */
+#define DRI_ERR_NOT_INITIALIZED 22 /**< before DRI_Init or after DRI_Finalize */
+#define DRI_ERR_GROUP 23           /**< invalid process set, or caller not in it */
+#define DRI_ERR_INCONSISTENT 24    /**< ranks passed different arguments to a collective */
+#define DRI_ERR_MPI 25             /**< an MPI call failed */
+#define DRI_ERR_NO_MEMORY 26       /**< allocation failed */
+#define DRI_ERR_INTERNAL 27        /**< library invariant violated (a bug) */
 
 #define DRI_MAX_DIMS 8
-#define DRI_UNBOUNDED INT64_MAX /* max block extent without limit */
+#define DRI_UNBOUNDED INT64_MAX /**< max block extent without limit */
 
 typedef int64_t DRI_Index;
 
@@ -74,39 +74,39 @@ typedef enum DRI_Datatype {
     DRI_UINT64,
     DRI_FLOAT,
     DRI_DOUBLE,
-    DRI_COMPLEX_FLOAT,  /* two floats */
-    DRI_COMPLEX_DOUBLE, /* two doubles */
+    DRI_COMPLEX_FLOAT,  /**< two floats */
+    DRI_COMPLEX_DOUBLE, /**< two doubles */
     DRI_BYTE,
-    DRI_RECORD /* user record, size given separately */
+    DRI_RECORD /**< user record, size given separately */
 } DRI_Datatype;
 
 /* ---- partitions -------------------------------------------------------- */
 typedef enum DRI_Partkind {
-    DRI_PART_WHOLE = 0,  /* not cut */
-    DRI_PART_BLOCK = 1,  /* contiguous blocks (DRI 4-tuple) */
-    DRI_PART_CYCLIC = 2, /* block-cyclic */
-    DRI_PART_RANGES = 3  /* explicit [first, last] per process coordinate */
+    DRI_PART_WHOLE = 0,  /**< not cut */
+    DRI_PART_BLOCK = 1,  /**< contiguous blocks (DRI 4-tuple) */
+    DRI_PART_CYCLIC = 2, /**< block-cyclic */
+    DRI_PART_RANGES = 3  /**< explicit [first, last] per process coordinate */
 } DRI_Partkind;
 
 typedef enum DRI_Edge {
-    DRI_EDGE_TRUNCATE = 0,  /* overlap stops at the global bounds */
-    DRI_EDGE_ZERO = 1,      /* cells past the bounds are zero */
-    DRI_EDGE_REPLICATE = 2, /* cells past the bounds repeat the edge element */
-    DRI_EDGE_WRAP = 3       /* cells past the bounds come from the other end */
+    DRI_EDGE_TRUNCATE = 0,  /**< overlap stops at the global bounds */
+    DRI_EDGE_ZERO = 1,      /**< cells past the bounds are zero */
+    DRI_EDGE_REPLICATE = 2, /**< cells past the bounds repeat the edge element */
+    DRI_EDGE_WRAP = 3       /**< cells past the bounds come from the other end */
 } DRI_Edge;
 
-/* Partition of one dimension. Initialise with one of the DRI_Dim_* helpers. */
+/** Partition of one dimension. Initialise with one of the DRI_Dim_* helpers. */
 typedef struct DRI_Dimpart {
     DRI_Partkind kind;
     DRI_Index left_overlap;
-    DRI_Index min_block; /* block: smallest block extent (0 allows empty blocks) */
-    DRI_Index max_block; /* block: largest block extent, DRI_UNBOUNDED for none */
+    DRI_Index min_block; /**< block: smallest block extent (0 allows empty blocks) */
+    DRI_Index max_block; /**< block: largest block extent, DRI_UNBOUNDED for none */
     DRI_Index right_overlap;
-    DRI_Index block_size; /* cyclic */
-    int nprocs;           /* processes along this dimension, 0 = chosen by dri */
+    DRI_Index block_size; /**< cyclic */
+    int nprocs;           /**< processes along this dimension, 0 = chosen by dri */
     DRI_Edge edge;
-    int nranges;             /* ranges: number of ranges (= processes) */
-    const DRI_Index* ranges; /* ranges: 2*nranges values first0,last0,first1,... */
+    int nranges;             /**< ranges: number of ranges (= processes) */
+    const DRI_Index* ranges; /**< ranges: 2*nranges values first0,last0,first1,... */
 } DRI_Dimpart;
 
 static inline DRI_Dimpart DRI_Dim_whole(void) {
@@ -117,7 +117,7 @@ static inline DRI_Dimpart DRI_Dim_block(void) {
     DRI_Dimpart p = {DRI_PART_BLOCK, 0, 1, DRI_UNBOUNDED, 0, 0, 0, DRI_EDGE_TRUNCATE, 0, NULL};
     return p;
 }
-/* The DRI 4-tuple: left overlap, min block extent, max block extent, right overlap. */
+/** The DRI 4-tuple: left overlap, min block extent, max block extent, right overlap. */
 static inline DRI_Dimpart DRI_Dim_block4(DRI_Index left, DRI_Index min_block, DRI_Index max_block,
                                          DRI_Index right, DRI_Edge edge) {
     DRI_Dimpart p = {DRI_PART_BLOCK, left, min_block, max_block, right, 0, 0, edge, 0, NULL};
@@ -143,12 +143,12 @@ typedef struct DRI_Layout_s* DRI_Layout;
 typedef struct DRI_Transfer_s* DRI_Transfer;
 
 /* ---- init / finalize / errors ------------------------------------------ */
-int DRI_Init(void);     /* after MPI_Init */
-int DRI_Finalize(void); /* before MPI_Finalize; frees every object still alive */
+int DRI_Init(void);     /**< after MPI_Init */
+int DRI_Finalize(void); /**< before MPI_Finalize; frees every object still alive */
 int DRI_Initialized(int* flag);
-/* Description of an error code (static string, never NULL). */
+/** Description of an error code (static string, never NULL). */
 const char* DRI_Error_string(int code);
-/* Detailed message of the calling thread's last failed call ("" if none). */
+/** Detailed message of the calling thread's last failed call ("" if none). */
 const char* DRI_Last_error_message(void);
 
 /* ---- global data --------------------------------------------------------- */
@@ -162,81 +162,81 @@ int DRI_Globaldata_destroy(DRI_Globaldata* gdo);
 
 /* ---- partition ------------------------------------------------------------- */
 int DRI_Partition_create(int ndims, const DRI_Dimpart parts[], DRI_Partition* part);
-/* From the text notation of docs/concepts.md, e.g. "block,whole~0:2:wrap". */
+/** From the text notation of docs/concepts.md, e.g. "block,whole~0:2:wrap". */
 int DRI_Partition_create_spec(const char* spec, DRI_Partition* part);
 int DRI_Partition_destroy(DRI_Partition* part);
 
 /* ---- group ----------------------------------------------------------------- */
-/* The processes ranks[0..n-1] of `parent` (all of them when ranks is NULL),
+/** The processes ranks[0..n-1] of `parent` (all of them when ranks is NULL),
  * in that order. Local call. */
 int DRI_Group_create(MPI_Comm parent, int n, const int ranks[], DRI_Group* group);
 int DRI_Group_size(DRI_Group group, int* size);
-/* The caller's index in the group, or -1. */
+/** The caller's index in the group, or -1. */
 int DRI_Group_index(DRI_Group group, int* index);
 int DRI_Group_destroy(DRI_Group* group);
 
 /* ---- distribution ------------------------------------------------------------ */
-/* Collective over the group's processes; every member must pass the same
+/** Collective over the group's processes; every member must pass the same
  * global data and partition (else DRI_ERR_INCONSISTENT on every member). */
 int DRI_Distribution_create(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
                             DRI_Distribution* dist);
-/* Process counts per dimension (ndims entries). */
+/** Process counts per dimension (ndims entries). */
 int DRI_Distribution_grid(DRI_Distribution dist, int grid[DRI_MAX_DIMS]);
 int DRI_Distribution_destroy(DRI_Distribution* dist);
 
 /* ---- layout ------------------------------------------------------------------ */
-/* order: dimensions slowest first ({0,1} row-major, {1,0} column-contiguous);
+/** order: dimensions slowest first ({0,1} row-major, {1,0} column-contiguous);
  * pad: extra elements per dimension, or NULL. */
 int DRI_Layout_create(int ndims, const int order[], const DRI_Index pad[], DRI_Layout* layout);
-/* Explicit element strides, checked against each block's extents. */
+/** Explicit element strides, checked against each block's extents. */
 int DRI_Layout_create_strided(int ndims, const DRI_Index strides[], DRI_Layout* layout);
 int DRI_Layout_destroy(DRI_Layout* layout);
 
 /* ---- block information (before any buffer exists) ---------------------------- */
 typedef struct DRI_Blockinfo {
     int ndims;
-    int index;                            /* index in the group, -1 if not a member */
-    int coords[DRI_MAX_DIMS];             /* grid coordinates */
-    DRI_Index owned_first[DRI_MAX_DIMS];  /* first owned global index (first segment) */
-    DRI_Index owned_last[DRI_MAX_DIMS];   /* last owned global index (last segment) */
-    DRI_Index owned_count[DRI_MAX_DIMS];  /* owned elements (all segments) */
-    DRI_Index stored_first[DRI_MAX_DIMS]; /* with overlap; may be < 0 with padding */
-    DRI_Index stored_last[DRI_MAX_DIMS];  /* with overlap; may be >= extent */
-    DRI_Index segments[DRI_MAX_DIMS];     /* owned blocks along the dimension */
-    DRI_Index local_extent[DRI_MAX_DIMS]; /* stored cells along the dimension */
-    DRI_Index strides[DRI_MAX_DIMS];      /* element strides in the buffer */
-    DRI_Index bytes;                      /* bytes to allocate per buffer */
+    int index;                            /**< index in the group, -1 if not a member */
+    int coords[DRI_MAX_DIMS];             /**< grid coordinates */
+    DRI_Index owned_first[DRI_MAX_DIMS];  /**< first owned global index (first segment) */
+    DRI_Index owned_last[DRI_MAX_DIMS];   /**< last owned global index (last segment) */
+    DRI_Index owned_count[DRI_MAX_DIMS];  /**< owned elements (all segments) */
+    DRI_Index stored_first[DRI_MAX_DIMS]; /**< with overlap; may be < 0 with padding */
+    DRI_Index stored_last[DRI_MAX_DIMS];  /**< with overlap; may be >= extent */
+    DRI_Index segments[DRI_MAX_DIMS];     /**< owned blocks along the dimension */
+    DRI_Index local_extent[DRI_MAX_DIMS]; /**< stored cells along the dimension */
+    DRI_Index strides[DRI_MAX_DIMS];      /**< element strides in the buffer */
+    DRI_Index bytes;                      /**< bytes to allocate per buffer */
 } DRI_Blockinfo;
 
-/* The calling process's block. */
+/** The calling process's block. */
 int DRI_Blockinfo_get(DRI_Distribution dist, DRI_Layout layout, DRI_Blockinfo* info);
-/* The block of group index `index`. */
+/** The block of group index `index`. */
 int DRI_Blockinfo_get_index(DRI_Distribution dist, DRI_Layout layout, int index,
                             DRI_Blockinfo* info);
-/* Segment k (block-cyclic) of group index `index` along `dim`. */
+/** Segment k (block-cyclic) of group index `index` along `dim`. */
 int DRI_Blockinfo_segment(DRI_Distribution dist, int index, int dim, DRI_Index k,
                           DRI_Index* owned_first, DRI_Index* owned_last, DRI_Index* stored_first,
                           DRI_Index* stored_last, DRI_Index* local_start);
 
 /* ---- transfer ------------------------------------------------------------------ */
 typedef enum DRI_Strategy {
-    DRI_STRATEGY_AUTO = 0,      /* chosen by a cheap rule at commit */
-    DRI_STRATEGY_ALLTOALLW = 1, /* derived datatypes + MPI_Alltoallw */
-    DRI_STRATEGY_PACKED = 2,    /* pack + MPI_Alltoallv + unpack */
-    DRI_STRATEGY_P2P = 3,       /* point to point, packing only where needed */
-    DRI_STRATEGY_MEASURE = 4    /* time the candidates at commit, keep the fastest */
+    DRI_STRATEGY_AUTO = 0,      /**< chosen by a cheap rule at commit */
+    DRI_STRATEGY_ALLTOALLW = 1, /**< derived datatypes + MPI_Alltoallw */
+    DRI_STRATEGY_PACKED = 2,    /**< pack + MPI_Alltoallv + unpack */
+    DRI_STRATEGY_P2P = 3,       /**< point to point, packing only where needed */
+    DRI_STRATEGY_MEASURE = 4    /**< time the candidates at commit, keep the fastest */
 } DRI_Strategy;
 
-/* A named transfer; the caller then declares its role(s) with
+/** A named transfer; the caller then declares its role(s) with
  * DRI_Transfer_send and/or DRI_Transfer_recv. Local call. */
 int DRI_Transfer_create(const char* name, DRI_Transfer* xfer);
-/* Sender role: distribution, layout and nbuf >= 1 buffers of sizes[i] bytes. */
+/** Sender role: distribution, layout and nbuf >= 1 buffers of sizes[i] bytes. */
 int DRI_Transfer_send(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layout, int nbuf,
                       void* const buffers[], const DRI_Index sizes[]);
-/* Receiver role, same arguments. A process may be both (clique). */
+/** Receiver role, same arguments. A process may be both (clique). */
 int DRI_Transfer_recv(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layout, int nbuf,
                       void* const buffers[], const DRI_Index sizes[]);
-/* Convenience for the common case: the corner turn of an nrows x ncols
+/** Convenience for the common case: the corner turn of an nrows x ncols
  * matrix over every process of comm. Senders hold row blocks with rows
  * contiguous (row-major), receivers column blocks with columns contiguous
  * (column-major); every process is both. Both calls are collective over comm.
@@ -252,22 +252,22 @@ int DRI_Corner_turn_create(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_
                            DRI_Transfer* xfer);
 
 int DRI_Transfer_set_strategy(DRI_Transfer xfer, DRI_Strategy strategy);
-/* Collective over every process of `comm` (the parent communicator of the
+/** Collective over every process of `comm` (the parent communicator of the
  * transfers' groups): each passes the transfers it declared (count may be 0).
  * Names are matched, both sides checked, plans built. On any error every
  * process returns an error and no transfer is committed. */
 int DRI_Commit(MPI_Comm comm, int count, DRI_Transfer xfers[]);
-/* DRI_Commit over the transfer's parent communicator with this one transfer. */
+/** DRI_Commit over the transfer's parent communicator with this one transfer. */
 int DRI_Transfer_commit(DRI_Transfer xfer);
-/* One reorganization: senders' current buffer -> receivers' current buffer,
+/** One reorganization: senders' current buffer -> receivers' current buffer,
  * then every side advances to its next buffer. Blocking; collective over the
  * transfer's participants. */
 int DRI_Do(DRI_Transfer xfer);
-/* Non-blocking form: start, then wait (or test until done). */
+/** Non-blocking form: start, then wait (or test until done). */
 int DRI_Do_start(DRI_Transfer xfer);
 int DRI_Do_wait(DRI_Transfer xfer);
 int DRI_Do_test(DRI_Transfer xfer, int* done);
-/* Index of the buffer the next DRI_Do uses on each side (-1 without that role). */
+/** Index of the buffer the next DRI_Do uses on each side (-1 without that role). */
 int DRI_Transfer_current(DRI_Transfer xfer, int* send_buffer, int* recv_buffer);
 int DRI_Transfer_destroy(DRI_Transfer* xfer);
 

@@ -94,13 +94,13 @@ enum class Strategy : int {
     measure = DRI_STRATEGY_MEASURE,
 };
 
-// Initialization: after MPI_Init, before MPI_Finalize. finalize() releases
-// the MPI resources of every object still alive.
+/// Initialization: after MPI_Init, before MPI_Finalize. finalize() releases
+/// the MPI resources of every object still alive.
 void init();
 void finalize();
 bool initialized();
 
-// Scoped init/finalize.
+/// Scoped init/finalize.
 class Session {
   public:
     Session() { init(); }
@@ -118,7 +118,7 @@ struct LayoutImpl;
 struct TransferImpl;
 } // namespace detail
 
-// Shape and element type of the whole array. Local.
+/// Shape and element type of the whole array. Local.
 class GlobalData {
   public:
     GlobalData(std::vector<Index> extents, Type type);
@@ -138,7 +138,7 @@ class GlobalData {
     std::shared_ptr<const detail::GlobalDataImpl> impl_;
 };
 
-// Partition of one dimension (DRI 4-tuple, block-cyclic or explicit ranges).
+/// Partition of one dimension (DRI 4-tuple, block-cyclic or explicit ranges).
 struct DimPart {
     DRI_Partkind kind = DRI_PART_BLOCK;
     Index left = 0, right = 0;
@@ -146,7 +146,7 @@ struct DimPart {
     Index block_size = 0;
     int nprocs = 0;
     Edge edge = Edge::truncate;
-    std::vector<std::pair<Index, Index>> ranges; // inclusive [first, last]
+    std::vector<std::pair<Index, Index>> ranges; ///< inclusive [first, last]
 
     static DimPart whole() { return with_kind(DRI_PART_WHOLE); }
     static DimPart block(int nprocs = 0) {
@@ -193,7 +193,7 @@ struct DimPart {
 class Partition {
   public:
     explicit Partition(std::vector<DimPart> dims);
-    // Text notation of docs/concepts.md, e.g. "block,whole~0:2:wrap".
+    /// Text notation of docs/concepts.md, e.g. "block,whole~0:2:wrap".
     static Partition parse(const std::string& spec);
 
     int ndims() const;
@@ -207,15 +207,15 @@ class Partition {
     std::shared_ptr<const detail::PartitionImpl> impl_;
 };
 
-// An ordered set of processes of a parent communicator. Local.
+/// An ordered set of processes of a parent communicator. Local.
 class Group {
   public:
-    // All processes of `parent`, in rank order.
+    /// All processes of `parent`, in rank order.
     explicit Group(MPI_Comm parent = MPI_COMM_WORLD);
     Group(MPI_Comm parent, std::vector<int> ranks);
 
     int size() const;
-    int index() const; // the caller's index, -1 if not a member
+    int index() const; ///< the caller's index, -1 if not a member
     bool contains_me() const { return index() >= 0; }
     const std::vector<int>& ranks() const;
     MPI_Comm parent() const;
@@ -229,13 +229,13 @@ class Group {
     std::shared_ptr<const detail::GroupImpl> impl_;
 };
 
-// How one process stores its block. Local.
+/// How one process stores its block. Local.
 class Layout {
   public:
-    // Row-major packed.
+    /// Row-major packed.
     static Layout packed(int ndims);
-    // Dimensions slowest first ({1, 0} stores dimension 0 contiguously), with
-    // optional padding elements per dimension.
+    /// Dimensions slowest first ({1, 0} stores dimension 0 contiguously), with
+    /// optional padding elements per dimension.
     static Layout ordered(std::vector<int> order, std::vector<Index> pad = {});
     static Layout strided(std::vector<Index> strides);
 
@@ -251,14 +251,14 @@ class Layout {
 };
 
 struct BlockInfo {
-    int index = -1;          // index in the group
-    std::vector<int> coords; // grid coordinates
+    int index = -1;          ///< index in the group
+    std::vector<int> coords; ///< grid coordinates
     std::vector<Index> owned_first, owned_last, owned_count;
     std::vector<Index> stored_first, stored_last;
-    std::vector<Index> segments;     // owned blocks per dimension (block-cyclic > 1)
-    std::vector<Index> local_extent; // stored cells per dimension
-    std::vector<Index> strides;      // element strides in the buffer
-    Index bytes = 0;                 // bytes to allocate per buffer
+    std::vector<Index> segments;     ///< owned blocks per dimension (block-cyclic > 1)
+    std::vector<Index> local_extent; ///< stored cells per dimension
+    std::vector<Index> strides;      ///< element strides in the buffer
+    Index bytes = 0;                 ///< bytes to allocate per buffer
     Index elements() const {
         Index e = 1;
         for (Index x : local_extent)
@@ -267,16 +267,16 @@ struct BlockInfo {
     }
 };
 
-// Global data + partition + group. Created collectively by the group's
-// processes, which must all pass the same global data and partition.
+/// Global data + partition + group. Created collectively by the group's
+/// processes, which must all pass the same global data and partition.
 class Distribution {
   public:
     Distribution(const GlobalData& gdo, const Partition& part, const Group& group);
 
     std::vector<int> grid() const;
-    int size() const;  // processes in the group
-    int index() const; // the caller's index in the group, -1 if not a member
-    // The calling process's block under `layout` (before any buffer exists).
+    int size() const;  ///< processes in the group
+    int index() const; ///< the caller's index in the group, -1 if not a member
+    /// The calling process's block under `layout` (before any buffer exists).
     BlockInfo block(const Layout& layout) const;
     BlockInfo block(const Layout& layout, int index) const;
 
@@ -289,17 +289,17 @@ class Distribution {
     std::shared_ptr<const detail::DistributionImpl> impl_;
 };
 
-// A named, planned reorganization.
+/// A named, planned reorganization.
 class Transfer {
   public:
     explicit Transfer(std::string name);
 
-    // Declare the sender role with n >= 1 buffers (cycled by execute()).
+    /// Declare the sender role with n >= 1 buffers (cycled by execute()).
     void send(const Distribution& dist, const Layout& layout,
               std::span<const std::span<std::byte>> buffers);
     void recv(const Distribution& dist, const Layout& layout,
               std::span<const std::span<std::byte>> buffers);
-    // Any range of contiguous containers (vectors, arrays, spans) as buffers.
+    /// Any range of contiguous containers (vectors, arrays, spans) as buffers.
     template <class Buffers>
     void send(const Distribution& dist, const Layout& layout, Buffers&& buffers) {
         const auto b = as_bytes_list(buffers);
@@ -312,11 +312,11 @@ class Transfer {
     }
     void strategy(Strategy s);
 
-    // Collective over the parent communicator of the transfer's groups.
+    /// Collective over the parent communicator of the transfer's groups.
     void commit();
     bool committed() const;
 
-    // One reorganization, then both sides advance to their next buffer.
+    /// One reorganization, then both sides advance to their next buffer.
     void execute();
     void start();
     void wait();
@@ -339,22 +339,22 @@ class Transfer {
             out.push_back(std::as_writable_bytes(std::span(b)));
         return out;
     }
-    detail::TransferImpl& checked() const; // throws Errc::handle when moved from
+    detail::TransferImpl& checked() const; ///< throws Errc::handle when moved from
     explicit Transfer(std::shared_ptr<detail::TransferImpl> i) : impl_(std::move(i)) {}
     friend Transfer corner_turn(MPI_Comm, Index, Index, Type, std::span<const std::span<std::byte>>,
                                 std::span<const std::span<std::byte>>);
     std::shared_ptr<detail::TransferImpl> impl_;
 };
 
-// Convenience for the common case: the corner turn of an nrows x ncols
-// matrix over every process of comm, from row blocks (rows contiguous) to
-// column blocks (columns contiguous); every process sends and receives.
-// Both calls are collective over comm and throw on every process or none.
+/// Convenience for the common case: the corner turn of an nrows x ncols
+/// matrix over every process of comm, from row blocks (rows contiguous) to
+/// column blocks (columns contiguous); every process sends and receives.
+/// Both calls are collective over comm and throw on every process or none.
 struct CornerTurnBlocks {
-    BlockInfo send, recv; // this process's blocks: sizes to allocate in .bytes
+    BlockInfo send, recv; ///< this process's blocks: sizes to allocate in .bytes
 };
 CornerTurnBlocks corner_turn_blocks(MPI_Comm comm, Index nrows, Index ncols, Type type);
-// A committed transfer over the given buffer rings (same count on both sides).
+/// A committed transfer over the given buffer rings (same count on both sides).
 Transfer corner_turn(MPI_Comm comm, Index nrows, Index ncols, Type type,
                      std::span<const std::span<std::byte>> send_buffers,
                      std::span<const std::span<std::byte>> recv_buffers);
@@ -370,9 +370,9 @@ Transfer corner_turn(MPI_Comm comm, Index nrows, Index ncols, Type type, SendBuf
                        std::span<const std::span<std::byte>>(r));
 }
 
-// Commits several transfers at once. Collective over `comm`: every process
-// passes the transfers it declared (possibly none); names are matched across
-// processes. On error every process throws and nothing is committed.
+/// Commits several transfers at once. Collective over `comm`: every process
+/// passes the transfers it declared (possibly none); names are matched across
+/// processes. On error every process throws and nothing is committed.
 void commit(MPI_Comm comm, std::span<Transfer* const> transfers);
 inline void commit(MPI_Comm comm, std::initializer_list<Transfer*> transfers) {
     commit(comm, std::span<Transfer* const>(transfers.begin(), transfers.size()));
