@@ -3,6 +3,7 @@
 // every rank; MPI failures inside DRI_Do come back as DRI_ERR_MPI (injected
 // through the MPI profiling interface) and leave nothing hanging.
 #include "dri/dri.h"
+#include "mpi_world.hpp"
 #include "wire.hpp"
 
 #include <doctest/doctest.h>
@@ -16,24 +17,9 @@
 
 namespace {
 
-int world_size() {
-    int n = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
-    return n;
-}
-
-int world_rank() {
-    int r = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    return r;
-}
-
-// The same value on every rank?
-bool same_everywhere(int v) {
-    int mm[2] = {v, -v};
-    MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return mm[0] == -mm[1];
-}
+using dri::test::same_everywhere;
+using dri::test::world_rank;
+using dri::test::world_size;
 
 // `call` returned `code`, with a message of its own and the code's text.
 #define EXPECT_CODE(call, code)                                                                    \

@@ -2,6 +2,7 @@
 // process sets, overlap with every edge policy, block-cyclic, odd-size
 // records, several coexisting transfers, non-blocking execution, and errors
 // that must be the same on every rank.
+#include "mpi_world.hpp"
 #include "scenario.hpp"
 #include "spec.hpp"
 
@@ -11,18 +12,6 @@ using namespace dri::test;
 namespace core = dri::core;
 
 namespace {
-
-int world_size() {
-    int n = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
-    return n;
-}
-
-int world_rank() {
-    int r = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    return r;
-}
 
 Scenario make(const std::string& shape, const std::string& type, const std::string& send,
               const std::string& recv, std::vector<int> sranks, std::vector<int> rranks) {
@@ -62,9 +51,7 @@ dri::Errc code_of(F&& f) {
 
 // The same code on every rank?
 bool same_everywhere(dri::Errc c) {
-    int v[2] = {static_cast<int>(c), -static_cast<int>(c)};
-    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return v[0] == -v[1];
+    return dri::test::same_everywhere(static_cast<int>(c));
 }
 
 } // namespace
