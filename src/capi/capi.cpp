@@ -1,93 +1,11 @@
 // The C binding (include/dri/dri.h): handles are ids into a registry of
 // implementation objects, so a destroyed or forged handle is detected
 // (DRI_ERR_HANDLE) instead of being dereferenced. Ids are never reused.
-#include "dri/dri.h"
+#include "registry.hpp"
 
-#include "ops.hpp"
 #include "spec.hpp"
 
-#include <cstdint>
-#include <mutex>
-#include <new>
-#include <string>
-#include <unordered_map>
-#include <variant>
-
-namespace {
-
-using namespace dri;
-using core::Index;
-
-thread_local std::string last_error;
-
-using Object = std::variant<
-    std::shared_ptr<const detail::GlobalDataImpl>, std::shared_ptr<const detail::PartitionImpl>,
-    std::shared_ptr<const detail::GroupImpl>, std::shared_ptr<const detail::DistributionImpl>,
-    std::shared_ptr<const detail::LayoutImpl>, std::shared_ptr<detail::TransferImpl>>;
-
-std::mutex registry_mutex;
-std::unordered_map<std::uintptr_t, Object>& registry() {
-    static std::unordered_map<std::uintptr_t, Object> r;
-    return r;
-}
-std::uintptr_t next_id = 0x1000;
-
-template <class H>
-H add(Object obj) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    const std::uintptr_t id = next_id++;
-    registry().emplace(id, std::move(obj));
-    return reinterpret_cast<H>(id);
-}
-
-template <class P, class H>
-P lookup(H h, const char* what) {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    const auto it = registry().find(reinterpret_cast<std::uintptr_t>(h));
-    if (!h || it == registry().end())
-        core::fail(core::Errc::handle,
-                   std::string(what) + " handle is " + (h ? "stale or invalid" : "NULL"));
-    const P* p = std::get_if<P>(&it->second);
-    if (!p) core::fail(core::Errc::handle, std::string("handle is not a ") + what);
-    return *p;
-}
-
-template <class P, class H>
-void remove(H* h, const char* what) {
-    if (!h)
-        core::fail(core::Errc::null_pointer,
-                   std::string("pointer to the ") + what + " handle is NULL");
-    lookup<P>(*h, what);
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    registry().erase(reinterpret_cast<std::uintptr_t>(*h));
-    *h = nullptr;
-}
-
-template <class T>
-void need_ptr(const T* p, const char* what) {
-    if (!p) core::fail(core::Errc::null_pointer, std::string(what) + " is NULL");
-}
-
-// Every entry point: run f, return DRI_SUCCESS or the code, keep the message.
-template <class F>
-int api(F&& f) noexcept {
-    try {
-        f();
-        return DRI_SUCCESS;
-    } catch (const core::Error& e) {
-        last_error = e.what();
-        return static_cast<int>(e.code());
-    } catch (const std::bad_alloc&) {
-        last_error = "out of memory";
-        return DRI_ERR_NO_MEMORY;
-    } catch (const std::exception& e) {
-        last_error = e.what();
-        return DRI_ERR_INTERNAL;
-    } catch (...) {
-        last_error = "unknown exception";
-        return DRI_ERR_INTERNAL;
-    }
-}
+namespace dri::capi {
 
 void check_ndims(int ndims) {
     if (ndims < 1 || ndims > DRI_MAX_DIMS)
@@ -180,7 +98,9 @@ int declare(DRI_Transfer xfer, detail::RoleKind kind, DRI_Distribution dist, DRI
     });
 }
 
-} // namespace
+} // namespace dri::capi
+
+using namespace dri::capi;
 
 extern "C" {
 
