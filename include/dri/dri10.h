@@ -81,8 +81,8 @@ typedef enum DRI_Reorgtype {
 /** Declares this process's `type` role in the reorganization `name` with
  * `nbufs` library-allocated buffers (64-byte aligned) of the block's size
  * under `layout`. Local. */
-int DRI_Reorg_create(DRI_Reorgtype type, const char* name, DRI_Distribution dist,
-                     DRI_Layout layout, int nbufs, DRI_Reorg* reorg);
+int DRI_Reorg_create(DRI_Reorgtype type, const char* name, DRI_Distribution dist, DRI_Layout layout,
+                     int nbufs, DRI_Reorg* reorg);
 /** Connects the role; the last role this process declared under the name
  * commits the reorganization (collective, see above). */
 int DRI_Reorg_connect(DRI_Reorg reorg);

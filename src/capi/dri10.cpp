@@ -21,13 +21,14 @@ struct Shared {
     std::vector<std::unique_ptr<std::byte, decltype(&std::free)>> buffers;
     std::shared_ptr<detail::TransferImpl> t;
     int declared = 0, connected = 0;
-    bool in_flight = false;  // a frame was started and not yet completed
-    bool send_out = false;   // a send buffer is handed out (got, not put)
+    bool in_flight = false;        // a frame was started and not yet completed
+    bool send_out = false;         // a send buffer is handed out (got, not put)
     std::byte* recv_out = nullptr; // the receive buffer handed out (got, not put)
     bool disconnected = false;
 };
 
 // The live names of this process (an entry expires with its last role).
+std::mutex names_mutex;
 std::map<std::string, std::weak_ptr<Shared>>& names() {
     static std::map<std::string, std::weak_ptr<Shared>> n;
     return n;
@@ -73,9 +74,9 @@ void ensure_predefined() {
         {0x14, {b, w}},    {0x15, {b, b}},    {0x16, {w, w, b}}, {0x17, {w, b, w}},
         {0x18, {b, w, w}}, {0x19, {w, b, b}}, {0x1a, {b, w, b}}, {0x1b, {b, b, w}}};
     const std::pair<std::uintptr_t, std::vector<int>> orders[] = {
-        {0x40, {0}},       {0x41, {0, 1}},    {0x42, {1, 0}},    {0x43, {0, 1, 2}},
-        {0x44, {0, 2, 1}}, {0x45, {1, 0, 2}}, {0x46, {1, 2, 0}}, {0x47, {2, 0, 1}},
-        {0x48, {2, 1, 0}}};
+        {0x40, {0}},       {0x41, {0, 1}},    {0x42, {1, 0}},
+        {0x43, {0, 1, 2}}, {0x44, {0, 2, 1}}, {0x45, {1, 0, 2}},
+        {0x46, {1, 2, 0}}, {0x47, {2, 0, 1}}, {0x48, {2, 1, 0}}};
     std::unordered_map<std::uintptr_t, Object> made;
     for (const auto& [id, part] : parts)
         made.emplace(id, detail::make_partition(part));
@@ -93,8 +94,8 @@ using dri::detail::RoleKind;
 
 extern "C" {
 
-int DRI_Reorg_create(DRI_Reorgtype type, const char* name, DRI_Distribution dist,
-                     DRI_Layout layout, int nbufs, DRI_Reorg* reorg) {
+int DRI_Reorg_create(DRI_Reorgtype type, const char* name, DRI_Distribution dist, DRI_Layout layout,
+                     int nbufs, DRI_Reorg* reorg) {
     return api([&] {
         detail::require_initialized();
         need_ptr(name, "reorganization name");
@@ -104,13 +105,15 @@ int DRI_Reorg_create(DRI_Reorgtype type, const char* name, DRI_Distribution dist
         if (nbufs < 1)
             core::fail(core::Errc::buffer_count,
                        "a role needs at least one buffer, got " + std::to_string(nbufs));
-        const auto d = lookup<std::shared_ptr<const detail::DistributionImpl>>(dist, "distribution");
+        const auto d =
+            lookup<std::shared_ptr<const detail::DistributionImpl>>(dist, "distribution");
         const auto l = lookup<std::shared_ptr<const detail::LayoutImpl>>(layout, "layout");
         if (d->group->my_index < 0)
             core::fail(core::Errc::group, "the calling process is not in the distribution's group");
         auto r = std::make_shared<Reorg>();
         r->kind = type == DRI_SEND ? RoleKind::send : RoleKind::recv;
         r->block = detail::block_info(*d, *l, d->group->my_index);
+        std::lock_guard<std::mutex> names_lock(names_mutex);
         std::shared_ptr<Shared> s = names()[name].lock();
         if (!s) {
             s = std::make_shared<Shared>();
@@ -161,8 +164,7 @@ int DRI_Reorg_get_sendbuf(DRI_Reorg reorg, void** buffer) {
         Shared& s = r->usable(RoleKind::send, "DRI_Reorg_get_sendbuf");
         if (s.send_out) fail_state(s, "the send buffer got last was not put back");
         if (s.in_flight) {
-            if (s.t->recv)
-                fail_state(s, "get the receive buffer of the frame in flight first");
+            if (s.t->recv) fail_state(s, "get the receive buffer of the frame in flight first");
             detail::wait(*s.t); // a pure sender completes its previous frame
             s.in_flight = false;
         }

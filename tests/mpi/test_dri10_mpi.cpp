@@ -14,8 +14,7 @@ using dri::test::world_rank;
 using dri::test::world_size;
 
 #define OK(call) REQUIRE_MESSAGE((call) == DRI_SUCCESS, #call ": " << DRI_Last_error_message())
-#define CODE(call, code)                                                                           \
-    CHECK_MESSAGE((call) == (code), #call ": " << DRI_Last_error_message())
+#define CODE(call, code) CHECK_MESSAGE((call) == (code), #call ": " << DRI_Last_error_message())
 
 namespace {
 
@@ -56,7 +55,8 @@ struct Clique {
         long bad = 0;
         for (DRI_Index j = 0; j < rb.local_extent[1]; ++j)
             for (DRI_Index i = 0; i < 10; ++i)
-                bad += r[j * 10 + i] != static_cast<int>(i * 100 + rb.owned_first[1] + j + frame * 10000);
+                bad += r[j * 10 + i] !=
+                       static_cast<int>(i * 100 + rb.owned_first[1] + j + frame * 10000);
         return bad;
     }
 };
@@ -111,9 +111,9 @@ TEST_CASE("DRI-1.0: calls out of order are refused with DRI_ERR_STATE or DRI_ERR
     void* b = nullptr;
     CODE(DRI_Reorg_get_sendbuf(c.send, &b), DRI_ERR_STATE); // not connected
     OK(DRI_Reorg_connect(c.send));
-    CODE(DRI_Reorg_connect(c.send), DRI_ERR_STATE); // twice
-    OK(DRI_Reorg_connect(c.recv));                   // commits
-    CODE(DRI_Reorg_get_recvbuf(c.send, &b), DRI_ERR_ARG);  // a send role
+    CODE(DRI_Reorg_connect(c.send), DRI_ERR_STATE);         // twice
+    OK(DRI_Reorg_connect(c.recv));                          // commits
+    CODE(DRI_Reorg_get_recvbuf(c.send, &b), DRI_ERR_ARG);   // a send role
     CODE(DRI_Reorg_get_recvbuf(c.recv, &b), DRI_ERR_STATE); // nothing put yet
     OK(DRI_Reorg_get_sendbuf(c.send, &b));
     CODE(DRI_Reorg_get_sendbuf(c.send, &b), DRI_ERR_STATE); // not put back
@@ -133,7 +133,8 @@ TEST_CASE("DRI-1.0: calls out of order are refused with DRI_ERR_STATE or DRI_ERR
     DRI_Reorg stale = c.send;
     OK(DRI_Reorg_destroy(&c.send));
     CODE(DRI_Reorg_connect(stale), DRI_ERR_HANDLE);
-    CODE(DRI_Reorg_create(static_cast<DRI_Reorgtype>(5), "x", c.rows, DRI_LAYOUT_PACKED_01, 1, &stale),
+    CODE(DRI_Reorg_create(static_cast<DRI_Reorgtype>(5), "x", c.rows, DRI_LAYOUT_PACKED_01, 1,
+                          &stale),
          DRI_ERR_ARG);
     CODE(DRI_Reorg_create(DRI_SEND, "x", c.rows, DRI_LAYOUT_PACKED_01, 0, &stale),
          DRI_ERR_BUFFER_COUNT);
