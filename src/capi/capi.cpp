@@ -21,15 +21,15 @@ std::vector<Index> extents_of(int ndims, const DRI_Index* extents) {
 
 core::DimPartition dim_from_c(const DRI_Dimpart& p, int d) {
     core::DimPartition c;
-    c.kind = static_cast<core::PartKind>(p.kind);
+    c.kind = static_cast<core::PartKind>(raw(p.kind));
     c.left = p.left_overlap;
     c.right = p.right_overlap;
     c.min_block = p.min_block;
     c.max_block = p.max_block;
     c.block_size = p.block_size;
     c.nprocs = p.nprocs;
-    c.edge = static_cast<core::EdgePolicy>(p.edge);
-    if (p.kind == DRI_PART_RANGES) {
+    c.edge = static_cast<core::EdgePolicy>(raw(p.edge));
+    if (c.kind == core::PartKind::ranges) {
         if (p.nranges < 1)
             core::fail(core::Errc::partition, "dimension " + std::to_string(d) +
                                                   ": explicit partition needs nranges >= 1");
@@ -78,10 +78,10 @@ DRI_Blockinfo to_c(const BlockInfo& b) {
 }
 
 // A predefined element type (records are created by their own call).
-core::ElementType predefined_type(DRI_Datatype type) {
-    if (type == DRI_RECORD)
-        core::fail(core::Errc::type, "records need DRI_Globaldata_create_record");
-    return core::ElementType::predefined(static_cast<core::ElemKind>(type));
+core::ElementType predefined_type(const DRI_Datatype& type) {
+    const int t = raw(type);
+    if (t == DRI_RECORD) core::fail(core::Errc::type, "records need DRI_Globaldata_create_record");
+    return core::ElementType::predefined(static_cast<core::ElemKind>(t));
 }
 
 using DistP = std::shared_ptr<const detail::DistributionImpl>;
@@ -412,7 +412,8 @@ int DRI_Corner_turn_create(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_
 int DRI_Transfer_set_strategy(DRI_Transfer xfer, DRI_Strategy strategy) {
     return api([&] {
         detail::require_initialized();
-        detail::set_strategy(*lookup<XferP>(xfer, "transfer"), static_cast<Strategy>(strategy));
+        detail::set_strategy(*lookup<XferP>(xfer, "transfer"),
+                             static_cast<Strategy>(raw(strategy)));
     });
 }
 

@@ -100,7 +100,8 @@ int DRI_Reorg_create(DRI_Reorgtype type, const char* name, DRI_Distribution dist
         detail::require_initialized();
         need_ptr(name, "reorganization name");
         need_ptr(reorg, "output handle");
-        if (type != DRI_SEND && type != DRI_RECV)
+        const int role = raw(type);
+        if (role != DRI_SEND && role != DRI_RECV)
             core::fail(core::Errc::arg, "reorganization type must be DRI_SEND or DRI_RECV");
         if (nbufs < 1)
             core::fail(core::Errc::buffer_count,
@@ -111,7 +112,7 @@ int DRI_Reorg_create(DRI_Reorgtype type, const char* name, DRI_Distribution dist
         if (d->group->my_index < 0)
             core::fail(core::Errc::group, "the calling process is not in the distribution's group");
         auto r = std::make_shared<Reorg>();
-        r->kind = type == DRI_SEND ? RoleKind::send : RoleKind::recv;
+        r->kind = role == DRI_SEND ? RoleKind::send : RoleKind::recv;
         r->block = detail::block_info(*d, *l, d->group->my_index);
         std::lock_guard<std::mutex> names_lock(names_mutex);
         std::shared_ptr<Shared> s = names()[name].lock();

@@ -9,9 +9,11 @@
 #include "ops.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <variant>
 
@@ -74,6 +76,17 @@ void remove(H* h, const char* what) {
     std::lock_guard<std::mutex> lock(registry_mutex);
     registry().erase(reinterpret_cast<std::uintptr_t>(*h));
     *h = nullptr;
+}
+
+// The value a C caller passed for a C enum. C allows any int there, but a
+// C++ load of an enum object holding a value outside the enumeration's
+// range is undefined: the bytes are read as the underlying integer instead.
+template <class E>
+int raw(const E& e) {
+    static_assert(std::is_enum_v<E>);
+    std::underlying_type_t<E> v;
+    std::memcpy(&v, &e, sizeof v);
+    return static_cast<int>(v);
 }
 
 template <class T>

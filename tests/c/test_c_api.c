@@ -1,6 +1,6 @@
 /* A corner turn written in C99 against dri.h only, plus the C binding's
  * error reporting: codes, messages, stale handles, calls before DRI_Init. */
-#include <dri/dri.h>
+#include <dri/dri10.h>
 
 #include <complex.h>
 #include <stdio.h>
@@ -59,6 +59,20 @@ int main(int argc, char** argv) {
         EXPECT(DRI_Globaldata_create(2, bad, DRI_FLOAT, &gdo) == DRI_ERR_EXTENT);
     }
     EXPECT(DRI_Globaldata_create_record(2, extents, 0, &gdo) == DRI_ERR_TYPE);
+    /* Enumeration arguments outside their enumerations (any int is a valid
+     * C enum value): refused with a code, read without undefined behaviour. */
+    EXPECT(DRI_Globaldata_create(2, extents, (DRI_Datatype)99, &gdo) == DRI_ERR_TYPE);
+    {
+        DRI_Partition bad_part;
+        DRI_Reorg bad_reorg;
+        DRI_Dimpart bad = DRI_Dim_block();
+        bad.kind = (DRI_Partkind)9;
+        EXPECT(DRI_Partition_create(1, &bad, &bad_part) == DRI_ERR_PARTITION);
+        bad = DRI_Dim_block4(1, 1, DRI_UNBOUNDED, 1, (DRI_Edge)9);
+        EXPECT(DRI_Partition_create(1, &bad, &bad_part) == DRI_ERR_PARTITION);
+        EXPECT(DRI_Reorg_create((DRI_Reorgtype)5, "x", NULL, DRI_LAYOUT_PACKED_01, 1, &bad_reorg) ==
+               DRI_ERR_ARG);
+    }
     EXPECT(strcmp(DRI_Error_string(DRI_ERR_OVERLAP), "invalid overlap") == 0);
     EXPECT(strcmp(DRI_Error_string(12345), "unknown error code") == 0);
 
@@ -96,6 +110,7 @@ int main(int argc, char** argv) {
     }
     OK(DRI_Transfer_create("c corner turn", &turn));
     EXPECT(DRI_Do(turn) == DRI_ERR_STATE); /* not committed */
+    EXPECT(DRI_Transfer_set_strategy(turn, (DRI_Strategy)99) == DRI_ERR_ARG);
     OK(DRI_Transfer_send(turn, rows, row_major, NBUF, sbuf, ssize));
     OK(DRI_Transfer_recv(turn, cols, col_major, NBUF, rbuf, rsize));
     EXPECT(DRI_Transfer_recv(turn, cols, col_major, NBUF, rbuf, rsize) == DRI_ERR_DUPLICATE);

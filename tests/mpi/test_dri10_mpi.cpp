@@ -133,9 +133,6 @@ TEST_CASE("DRI-1.0: calls out of order are refused with DRI_ERR_STATE or DRI_ERR
     DRI_Reorg stale = c.send;
     OK(DRI_Reorg_destroy(&c.send));
     CODE(DRI_Reorg_connect(stale), DRI_ERR_HANDLE);
-    CODE(DRI_Reorg_create(static_cast<DRI_Reorgtype>(5), "x", c.rows, DRI_LAYOUT_PACKED_01, 1,
-                          &stale),
-         DRI_ERR_ARG);
     CODE(DRI_Reorg_create(DRI_SEND, "x", c.rows, DRI_LAYOUT_PACKED_01, 0, &stale),
          DRI_ERR_BUFFER_COUNT);
 }
