@@ -21,7 +21,7 @@ struct Shared {
     std::vector<std::unique_ptr<std::byte, decltype(&std::free)>> buffers;
     std::shared_ptr<detail::TransferImpl> t;
     int declared = 0, connected = 0;
-    bool in_flight = false;        // a frame was started and not yet completed
+    // Whether a frame is in flight is the transfer's own state (t->in_flight).
     bool send_out = false;         // a send buffer is handed out (got, not put)
     std::byte* recv_out = nullptr; // the receive buffer handed out (got, not put)
     bool disconnected = false;
@@ -58,6 +58,9 @@ struct Reorg {
         if (disconnected || s->disconnected)
             fail_state(*s, std::string(call) + " after DRI_Reorg_disconnect");
         if (!s->t->committed) fail_state(*s, std::string(call) + " before DRI_Reorg_connect");
+        if (!s->t->failed.empty())
+            fail_state(*s,
+                       "unusable after an earlier MPI failure (" + s->t->failed + "); destroy it");
         return *s;
     }
 };
@@ -85,6 +88,18 @@ void ensure_predefined() {
     std::lock_guard<std::mutex> lock(registry_mutex);
     for (auto& [id, obj] : made)
         registry().insert_or_assign(id, std::move(obj));
+}
+
+// The steps the four buffer calls share: the handle, the buffer pointer and
+// a role of the right kind that is connected; then f(shared state, *buffer).
+template <class F>
+int buffer_call(DRI_Reorg reorg, void** buffer, detail::RoleKind kind, const char* call, F&& f) {
+    return api([&] {
+        detail::require_initialized();
+        need_ptr(buffer, "buffer pointer");
+        const auto r = lookup<std::shared_ptr<Reorg>>(reorg, "reorganization");
+        f(r->usable(kind, call), *buffer);
+    });
 }
 
 } // namespace dri::capi
@@ -158,72 +173,61 @@ int DRI_Reorg_connect(DRI_Reorg reorg) {
 }
 
 int DRI_Reorg_get_sendbuf(DRI_Reorg reorg, void** buffer) {
-    return api([&] {
-        detail::require_initialized();
-        need_ptr(buffer, "buffer pointer");
-        const auto r = lookup<std::shared_ptr<Reorg>>(reorg, "reorganization");
-        Shared& s = r->usable(RoleKind::send, "DRI_Reorg_get_sendbuf");
-        if (s.send_out) fail_state(s, "the send buffer got last was not put back");
-        if (s.in_flight) {
-            if (s.t->recv) fail_state(s, "get the receive buffer of the frame in flight first");
-            detail::wait(*s.t); // a pure sender completes its previous frame
-            s.in_flight = false;
-        }
-        *buffer = current_buffer(s.t->send);
-        s.send_out = true;
-    });
+    return buffer_call(
+        reorg, buffer, RoleKind::send, "DRI_Reorg_get_sendbuf", [](Shared& s, void*& buf) {
+            if (s.send_out) fail_state(s, "the send buffer got last was not put back");
+            if (s.t->in_flight) {
+                if (s.t->recv) fail_state(s, "get the receive buffer of the frame in flight first");
+                detail::wait(*s.t); // a pure sender completes its previous frame
+            }
+            buf = current_buffer(s.t->send);
+            s.send_out = true;
+        });
 }
 
 int DRI_Reorg_put_sendbuf(DRI_Reorg reorg, void** buffer) {
-    return api([&] {
-        detail::require_initialized();
-        need_ptr(buffer, "buffer pointer");
-        const auto r = lookup<std::shared_ptr<Reorg>>(reorg, "reorganization");
-        Shared& s = r->usable(RoleKind::send, "DRI_Reorg_put_sendbuf");
-        if (!s.send_out || *buffer != current_buffer(s.t->send))
-            fail_state(s, "put a send buffer that DRI_Reorg_get_sendbuf did not hand out");
-        // The frame lands in the receive ring's current buffer: not in one the
-        // user still holds (possible with a ring of one buffer).
-        if (s.recv_out && s.t->recv && current_buffer(s.t->recv) == s.recv_out)
-            fail_state(s, "put the receive buffer of the previous frame first");
-        detail::start(*s.t);
-        s.in_flight = true;
-        s.send_out = false;
-        *buffer = nullptr;
-    });
+    return buffer_call(reorg, buffer, RoleKind::send, "DRI_Reorg_put_sendbuf",
+                       [](Shared& s, void*& buf) {
+                           if (!s.send_out || buf != current_buffer(s.t->send))
+                               fail_state(s, "put a send buffer that DRI_Reorg_get_sendbuf did "
+                                             "not hand out");
+                           // The frame lands in the receive ring's current buffer: not in one
+                           // the user still holds (possible with a ring of one buffer).
+                           if (s.recv_out && s.t->recv && current_buffer(s.t->recv) == s.recv_out)
+                               fail_state(s, "put the receive buffer of the previous frame first");
+                           detail::start(*s.t);
+                           s.send_out = false;
+                           buf = nullptr;
+                       });
 }
 
 int DRI_Reorg_get_recvbuf(DRI_Reorg reorg, void** buffer) {
-    return api([&] {
-        detail::require_initialized();
-        need_ptr(buffer, "buffer pointer");
-        const auto r = lookup<std::shared_ptr<Reorg>>(reorg, "reorganization");
-        Shared& s = r->usable(RoleKind::recv, "DRI_Reorg_get_recvbuf");
-        if (s.recv_out) fail_state(s, "the receive buffer got last was not put back");
-        std::byte* filled = current_buffer(s.t->recv);
-        if (s.t->send) {
-            if (!s.in_flight) fail_state(s, "put this process's send buffer first");
-            detail::wait(*s.t);
-        } else {
-            detail::execute(*s.t); // a pure receiver runs the frame here
-        }
-        s.in_flight = false;
-        s.recv_out = filled;
-        *buffer = filled;
-    });
+    return buffer_call(reorg, buffer, RoleKind::recv, "DRI_Reorg_get_recvbuf",
+                       [](Shared& s, void*& buf) {
+                           if (s.recv_out)
+                               fail_state(s, "the receive buffer got last was not put back");
+                           std::byte* filled = current_buffer(s.t->recv);
+                           if (s.t->send) {
+                               if (!s.t->in_flight)
+                                   fail_state(s, "put this process's send buffer first");
+                               detail::wait(*s.t);
+                           } else {
+                               detail::execute(*s.t); // a pure receiver runs the frame here
+                           }
+                           s.recv_out = filled;
+                           buf = filled;
+                       });
 }
 
 int DRI_Reorg_put_recvbuf(DRI_Reorg reorg, void** buffer) {
-    return api([&] {
-        detail::require_initialized();
-        need_ptr(buffer, "buffer pointer");
-        const auto r = lookup<std::shared_ptr<Reorg>>(reorg, "reorganization");
-        Shared& s = r->usable(RoleKind::recv, "DRI_Reorg_put_recvbuf");
-        if (!s.recv_out || *buffer != s.recv_out)
-            fail_state(s, "put a receive buffer that DRI_Reorg_get_recvbuf did not hand out");
-        s.recv_out = nullptr;
-        *buffer = nullptr;
-    });
+    return buffer_call(reorg, buffer, RoleKind::recv, "DRI_Reorg_put_recvbuf",
+                       [](Shared& s, void*& buf) {
+                           if (!s.recv_out || buf != s.recv_out)
+                               fail_state(s, "put a receive buffer that DRI_Reorg_get_recvbuf "
+                                             "did not hand out");
+                           s.recv_out = nullptr;
+                           buf = nullptr;
+                       });
 }
 
 int DRI_Reorg_disconnect(DRI_Reorg reorg) {
@@ -232,8 +236,7 @@ int DRI_Reorg_disconnect(DRI_Reorg reorg) {
         const auto r = lookup<std::shared_ptr<Reorg>>(reorg, "reorganization");
         Shared& s = *r->s;
         if (!s.t->committed || r->disconnected) fail_state(s, "not connected");
-        if (s.in_flight) detail::wait(*s.t);
-        s.in_flight = false;
+        if (s.t->in_flight) detail::wait(*s.t);
         r->disconnected = true;
         // With the name's last connected role: the communicator and scratch
         // go; the buffers stay until the roles are destroyed.
@@ -249,10 +252,9 @@ int DRI_Reorg_destroy(DRI_Reorg* reorg) {
         detail::require_initialized();
         need_ptr(reorg, "pointer to the reorganization handle");
         const auto r = lookup<std::shared_ptr<Reorg>>(*reorg, "reorganization");
-        Shared& s = *r->s;
-        // A frame in flight must finish before its buffers may go.
-        if (s.in_flight && !s.disconnected) detail::wait(*s.t);
-        s.in_flight = false;
+        // A frame in flight must finish before its buffers may go (after an
+        // MPI failure the transfer has abandoned it: nothing is in flight).
+        if (r->s->t->in_flight) detail::wait(*r->s->t);
         remove<std::shared_ptr<Reorg>>(reorg, "reorganization");
     });
 }
