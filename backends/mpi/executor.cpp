@@ -217,12 +217,13 @@ Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_
     return long_runs ? Route::datatype : Route::packed;
 }
 
-// Contiguous bytes to or from a peer. Above INT_MAX bytes MPI-3 has no count
-// for them: the message is then one element of `big`, a byte-range datatype
-// built at commit (see needs_big).
-int send_bytes(const std::byte* buf, core::Index bytes, const Datatype& big, int peer,
+// One message to or from a peer: `bytes` contiguous bytes at buf, or, when
+// the message has a datatype, one element of it at buf. The datatype is the
+// derived type of Route::datatype, or on MPI-3 a byte-range type for more
+// than INT_MAX contiguous bytes (see needs_big); both are built at commit.
+int send_bytes(const std::byte* buf, core::Index bytes, const Datatype& type, int peer,
                MPI_Comm comm, MPI_Request* req) {
-    if (big.get() != MPI_DATATYPE_NULL) return MPI_Isend(buf, 1, big.get(), peer, 0, comm, req);
+    if (type.get() != MPI_DATATYPE_NULL) return MPI_Isend(buf, 1, type.get(), peer, 0, comm, req);
 #if DRI_MPI_LARGE_COUNT
     return MPI_Isend_c(buf, bytes, MPI_BYTE, peer, 0, comm, req);
 #else
@@ -230,9 +231,9 @@ int send_bytes(const std::byte* buf, core::Index bytes, const Datatype& big, int
 #endif
 }
 
-int recv_bytes(std::byte* buf, core::Index bytes, const Datatype& big, int peer, MPI_Comm comm,
+int recv_bytes(std::byte* buf, core::Index bytes, const Datatype& type, int peer, MPI_Comm comm,
                MPI_Request* req) {
-    if (big.get() != MPI_DATATYPE_NULL) return MPI_Irecv(buf, 1, big.get(), peer, 0, comm, req);
+    if (type.get() != MPI_DATATYPE_NULL) return MPI_Irecv(buf, 1, type.get(), peer, 0, comm, req);
 #if DRI_MPI_LARGE_COUNT
     return MPI_Irecv_c(buf, bytes, MPI_BYTE, peer, 0, comm, req);
 #else
@@ -401,39 +402,20 @@ class P2PExecutor final : public CommExecutor {
 
     void start(const std::byte* send, std::byte* recv) override {
         recv_target_ = recv;
+        // Direct and datatype messages sit in the user's buffer (a datatype
+        // carries its own offsets: m.offset is 0), packed ones in scratch.
         std::size_t k = 0;
         for (const Msg& m : recvs_) {
-            MPI_Request* req = &reqs_[k++];
-            switch (m.route) {
-            case Route::direct:
-                check_mpi(recv_bytes(recv + m.offset, m.bytes, m.type, m.rank, comm_, req),
-                          "MPI_Irecv");
-                break;
-            case Route::datatype:
-                check_mpi(MPI_Irecv(recv, 1, m.type.get(), m.rank, 0, comm_, req), "MPI_Irecv");
-                break;
-            case Route::packed:
-                check_mpi(recv_bytes(rbuf_.get() + m.offset, m.bytes, m.type, m.rank, comm_, req),
-                          "MPI_Irecv");
-                break;
-            }
+            std::byte* at = (m.route == Route::packed ? rbuf_.get() : recv) + m.offset;
+            check_mpi(recv_bytes(at, m.bytes, m.type, m.rank, comm_, &reqs_[k++]), "MPI_Irecv");
         }
         for (const Msg& m : sends_) {
-            MPI_Request* req = &reqs_[k++];
-            switch (m.route) {
-            case Route::direct:
-                check_mpi(send_bytes(send + m.offset, m.bytes, m.type, m.rank, comm_, req),
-                          "MPI_Isend");
-                break;
-            case Route::datatype:
-                check_mpi(MPI_Isend(send, 1, m.type.get(), m.rank, 0, comm_, req), "MPI_Isend");
-                break;
-            case Route::packed:
+            const std::byte* at = send + m.offset;
+            if (m.route == Route::packed) {
                 pack_all(send, m.regions, elem_, sbuf_.get() + m.offset);
-                check_mpi(send_bytes(sbuf_.get() + m.offset, m.bytes, m.type, m.rank, comm_, req),
-                          "MPI_Isend");
-                break;
+                at = sbuf_.get() + m.offset;
             }
+            check_mpi(send_bytes(at, m.bytes, m.type, m.rank, comm_, &reqs_[k++]), "MPI_Isend");
         }
         run_local(local_, send, recv);
         pending_ = static_cast<int>(reqs_.size());
@@ -475,7 +457,7 @@ class P2PExecutor final : public CommExecutor {
         int rank = 0;
         Route route = Route::packed;
         core::Index bytes = 0;
-        core::Index offset = 0; // in the user's buffer (direct) or in scratch (packed)
+        core::Index offset = 0; // in the user's buffer (direct; 0 for datatype) or scratch (packed)
         Datatype type;          // Route::datatype, or a byte range above INT_MAX on MPI-3
         std::vector<core::Region> regions;
     };
