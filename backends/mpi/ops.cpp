@@ -91,6 +91,17 @@ std::byte* current(std::optional<Role>& r) {
     return r ? r->buffers[static_cast<std::size_t>(r->current)].data() : nullptr;
 }
 
+} // namespace
+
+void require_no_mpi_failure(const TransferImpl& t) {
+    if (!t.failed.empty())
+        core::fail(core::Errc::state, "transfer '" + t.name +
+                                          "' is unusable after an earlier MPI failure (" +
+                                          t.failed + "); destroy it");
+}
+
+namespace {
+
 void advance(TransferImpl& t) {
     for (auto* r : {&t.send, &t.recv})
         if (*r) (*r)->current = ((*r)->current + 1) % static_cast<int>((*r)->buffers.size());
@@ -100,10 +111,7 @@ void ready(const TransferImpl& t, bool want_in_flight) {
     require_initialized();
     if (!t.committed || !t.exec)
         core::fail(core::Errc::state, "transfer '" + t.name + "' is not committed");
-    if (!t.failed.empty())
-        core::fail(core::Errc::state, "transfer '" + t.name +
-                                          "' is unusable after an earlier MPI failure (" +
-                                          t.failed + "); destroy it");
+    require_no_mpi_failure(t);
     if (t.in_flight != want_in_flight)
         core::fail(core::Errc::state,
                    "transfer '" + t.name + "' " +

@@ -52,6 +52,10 @@ std::shared_ptr<TransferImpl> corner_turn(MPI_Comm comm, core::Index nrows, core
                                           std::span<const std::span<std::byte>> recv_buffers,
                                           const Status& pre = {});
 
+// After an MPI failure in DRI_Do a transfer refuses further use: throws
+// Errc::state naming the failure.
+void require_no_mpi_failure(const TransferImpl& t);
+
 void execute(TransferImpl& t);
 void start(TransferImpl& t);
 void wait(TransferImpl& t);

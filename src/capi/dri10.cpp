@@ -58,9 +58,7 @@ struct Reorg {
         if (disconnected || s->disconnected)
             fail_state(*s, std::string(call) + " after DRI_Reorg_disconnect");
         if (!s->t->committed) fail_state(*s, std::string(call) + " before DRI_Reorg_connect");
-        if (!s->t->failed.empty())
-            fail_state(*s,
-                       "unusable after an earlier MPI failure (" + s->t->failed + "); destroy it");
+        detail::require_no_mpi_failure(*s->t);
         return *s;
     }
 };
