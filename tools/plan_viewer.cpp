@@ -76,6 +76,19 @@ Layout make_layout(int nd, const std::string& order, const std::string& pad,
     return Layout::ordered(o, parse_list(pad));
 }
 
+// Owned (stored = false) or stored ranges of process p, per dimension.
+std::vector<std::vector<Range>> block_ranges(const Distribution& d, int p, bool stored) {
+    const std::vector<int> c = d.coords(p);
+    std::vector<std::vector<Range>> out(c.size());
+    for (std::size_t k = 0; k < c.size(); ++k)
+        for (Index s = 0; s < d.segment_count(static_cast<int>(k), c[k]); ++s) {
+            const Segment seg = d.segment(static_cast<int>(k), c[k], s);
+            out[k].push_back(stored ? Range{seg.lo, seg.hi - 1}
+                                    : Range{seg.own_lo, seg.own_hi - 1});
+        }
+    return out;
+}
+
 void print_side(const char* name, const Distribution& d, const Layout& l) {
     std::cout << name << " side: " << d.nprocs() << " processes, grid ";
     for (std::size_t i = 0; i < d.grid().size(); ++i)
@@ -85,16 +98,7 @@ void print_side(const char* name, const Distribution& d, const Layout& l) {
         std::cout << " [" << to_string(dp) << "]";
     std::cout << '\n';
     for (int p = 0; p < d.nprocs(); ++p) {
-        const std::vector<int> c = d.coords(p);
-        std::vector<std::vector<Range>> own(c.size()), stored(c.size());
-        for (std::size_t k = 0; k < c.size(); ++k) {
-            const int dim = static_cast<int>(k);
-            for (Index s = 0; s < d.segment_count(dim, c[k]); ++s) {
-                const Segment seg = d.segment(dim, c[k], s);
-                own[k].push_back({seg.own_lo, seg.own_hi - 1});
-                stored[k].push_back({seg.lo, seg.hi - 1});
-            }
-        }
+        const auto own = block_ranges(d, p, false), stored = block_ranges(d, p, true);
         const LocalLayout ll = bind_layout(l, d.local_extents(p), d.shape().elem_size());
         std::cout << "  " << name << ' ' << p << ": owns " << box_text(own);
         if (own != stored) std::cout << " stores " << box_text(stored);
@@ -135,19 +139,6 @@ std::vector<Box2> boxes(const std::vector<std::vector<Range>>& per_dim) {
     for (const Range& r : per_dim[0])
         for (const Range& c : per_dim[1])
             out.push_back({r, c});
-    return out;
-}
-
-// Owned (stored = false) or stored ranges of process p, per dimension.
-std::vector<std::vector<Range>> block_ranges(const Distribution& d, int p, bool stored) {
-    const std::vector<int> c = d.coords(p);
-    std::vector<std::vector<Range>> out(c.size());
-    for (std::size_t k = 0; k < c.size(); ++k)
-        for (Index s = 0; s < d.segment_count(static_cast<int>(k), c[k]); ++s) {
-            const Segment seg = d.segment(static_cast<int>(k), c[k], s);
-            out[k].push_back(stored ? Range{seg.lo, seg.hi - 1}
-                                    : Range{seg.own_lo, seg.own_hi - 1});
-        }
     return out;
 }
 
