@@ -66,99 +66,130 @@ void transpose(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, I
 }
 
 #if DRI_X86_KERNELS
-// Vector transposes for the common element sizes (AVX2 / SSE, chosen at run
-// time): 4x4 blocks of 8-byte elements, 2x2 of 16-byte, 4x4 of 4-byte, in
-// tiles of 32 x 32 elements. Large copies use non-temporal stores when the
-// destination is aligned, like memcpy, so the destination is not read first.
+// Vector transposes for the common element sizes (AVX2, chosen at run time).
+// The unit of work is a micro tile whose destination rows are each one whole
+// 64-byte line: 8 x 8 elements of 8 bytes, 4 x 4 of 16 bytes, 8 x 16 of 4
+// bytes. Large copies use non-temporal stores when the destination is aligned,
+// like memcpy: every destination line is then written once, whole, and never
+// read. Micro tiles are visited in blocks of one page of each source row by
+// 64 source rows, down the block's columns: a source row is a separate page
+// (and DRAM row) in a large transpose, and going down keeps the eight
+// destination rows of a micro tile streaming. Measured on this machine (AMD
+// EPYC, 4096 x 4096 x 8 bytes): 10.3 ms against 13.4 ms for 4 x 4 tiles of 32
+// x 32 with half-line stores, memcpy of the same bytes 5.7 ms.
 // They return false when the CPU or the shape does not suit them.
-constexpr Index vtile = 32;
 constexpr Index nt_threshold = Index{4} << 20;
+constexpr Index block_bytes = 4096; // of each source row
+constexpr Index block_rows = 64;
 
 bool has_avx2() {
     static const bool yes = __builtin_cpu_supports("avx2");
     return yes;
 }
 
-// Visits the step x step blocks of an nx x ny transpose tile by tile; the
-// body is expanded inside each target-specific function so it is inlined.
-#define DRI_FOR_EACH_BLOCK(nx, ny, step, ...)                                                      \
-    for (Index y0 = 0; y0 + (step) <= (ny); y0 += vtile) {                                         \
-        const Index y1 = std::min((ny) - (ny) % (step), y0 + vtile);                               \
-        for (Index x0 = 0; x0 + (step) <= (nx); x0 += vtile) {                                     \
-            const Index x1 = std::min((nx) - (nx) % (step), x0 + vtile);                           \
-            for (Index x = x0; x < x1; x += (step))                                                \
-                for (Index y = y0; y < y1; y += (step))                                            \
-                    __VA_ARGS__                                                                    \
-        }                                                                                          \
+template <bool NT>
+__attribute__((target("avx2"), always_inline)) inline void store_line(std::byte* q, __m256 lo,
+                                                                      __m256 hi) {
+    auto* f = reinterpret_cast<float*>(q);
+    if constexpr (NT) {
+        _mm256_stream_ps(f, lo);
+        _mm256_stream_ps(f + 8, hi);
+    } else {
+        _mm256_storeu_ps(f, lo);
+        _mm256_storeu_ps(f + 8, hi);
     }
-
-__attribute__((target("avx2"))) void transpose8_avx2(const std::byte* s, std::byte* d, Index nx,
-                                                     Index ny, Index sy, Index dx, bool nt) {
-    DRI_FOR_EACH_BLOCK(nx, ny, 4, {
-        const std::byte* p = s + x * 8 + y * sy;
-        const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(p));
-        const __m256d r1 = _mm256_loadu_pd(reinterpret_cast<const double*>(p + sy));
-        const __m256d r2 = _mm256_loadu_pd(reinterpret_cast<const double*>(p + 2 * sy));
-        const __m256d r3 = _mm256_loadu_pd(reinterpret_cast<const double*>(p + 3 * sy));
-        const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-        const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-        const __m256d o[4] = {
-            _mm256_permute2f128_pd(t0, t2, 0x20), _mm256_permute2f128_pd(t1, t3, 0x20),
-            _mm256_permute2f128_pd(t0, t2, 0x31), _mm256_permute2f128_pd(t1, t3, 0x31)};
-        std::byte* q = d + x * dx + y * 8;
-        for (int i = 0; i < 4; ++i) {
-            auto* out = reinterpret_cast<double*>(q + i * dx);
-            if (nt)
-                _mm256_stream_pd(out, o[i]);
-            else
-                _mm256_storeu_pd(out, o[i]);
-        }
-    })
-    if (nt) _mm_sfence();
 }
 
-__attribute__((target("avx2"))) void transpose16_avx2(const std::byte* s, std::byte* d, Index nx,
-                                                      Index ny, Index sy, Index dx, bool nt) {
-    DRI_FOR_EACH_BLOCK(nx, ny, 2, {
-        const std::byte* p = s + x * 16 + y * sy;
-        const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(p)); // (x,y) (x+1,y)
-        const __m256d r1 =
-            _mm256_loadu_pd(reinterpret_cast<const double*>(p + sy)); // (x,y+1) (x+1,y+1)
-        const __m256d o0 = _mm256_permute2f128_pd(r0, r1, 0x20),
-                      o1 = _mm256_permute2f128_pd(r0, r1, 0x31);
-        auto* q0 = reinterpret_cast<double*>(d + x * dx + y * 16);
-        auto* q1 = reinterpret_cast<double*>(d + (x + 1) * dx + y * 16);
-        if (nt) {
-            _mm256_stream_pd(q0, o0);
-            _mm256_stream_pd(q1, o1);
-        } else {
-            _mm256_storeu_pd(q0, o0);
-            _mm256_storeu_pd(q1, o1);
-        }
-    })
-    if (nt) _mm_sfence();
+__attribute__((target("avx2"), always_inline)) inline __m256 load(const std::byte* p) {
+    return _mm256_loadu_ps(reinterpret_cast<const float*>(p));
 }
 
-void transpose4_sse(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, Index dx,
-                    bool nt) {
-    DRI_FOR_EACH_BLOCK(nx, ny, 4, {
-        const std::byte* p = s + x * 4 + y * sy;
-        __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(p));
-        __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(p + sy));
-        __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(p + 2 * sy));
-        __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(p + 3 * sy));
-        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-        const __m128 o[4] = {r0, r1, r2, r3};
-        std::byte* q = d + x * dx + y * 4;
-        for (int i = 0; i < 4; ++i) {
-            auto* out = reinterpret_cast<float*>(q + i * dx);
-            if (nt)
-                _mm_stream_ps(out, o[i]);
-            else
-                _mm_storeu_ps(out, o[i]);
+// 4 x 4 transpose of 8-byte elements: rows p, p + sy, ... -> o[0..3].
+__attribute__((target("avx2"), always_inline)) inline void transpose4x4_8(const std::byte* p,
+                                                                          Index sy, __m256 o[4]) {
+    const __m256d r0 = _mm256_castps_pd(load(p)), r1 = _mm256_castps_pd(load(p + sy)),
+                  r2 = _mm256_castps_pd(load(p + 2 * sy)), r3 = _mm256_castps_pd(load(p + 3 * sy));
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    o[0] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20));
+    o[1] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20));
+    o[2] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31));
+    o[3] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+// 8 x 8 transpose of 4-byte elements: rows p, p + sy, ... -> o[0..7].
+__attribute__((target("avx2"), always_inline)) inline void transpose8x8_4(const std::byte* p,
+                                                                          Index sy, __m256 o[8]) {
+    __m256 r[8], t[8];
+    for (int i = 0; i < 8; ++i)
+        r[i] = load(p + i * sy);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; ++i) {
+        o[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+        o[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
+    }
+}
+
+// One micro tile at source p / destination q (source rows sy apart,
+// destination rows dx apart). Its extent: MX source columns (destination
+// rows) by 64 / E source rows.
+template <Index E>
+constexpr Index micro_x = E == 16 ? 4 : 8;
+
+template <Index E, bool NT>
+__attribute__((target("avx2"), always_inline)) inline void
+micro_tile(const std::byte* p, std::byte* q, Index sy, Index dx) {
+    if constexpr (E == 8) {
+        for (int h = 0; h < 2; ++h, p += 32, q += 4 * dx) {
+            __m256 a[4], b[4];
+            transpose4x4_8(p, sy, a);
+            transpose4x4_8(p + 4 * sy, sy, b);
+            for (int i = 0; i < 4; ++i)
+                store_line<NT>(q + i * dx, a[i], b[i]);
         }
-    })
-    if (nt) _mm_sfence();
+    } else if constexpr (E == 16) {
+        for (int h = 0; h < 2; ++h, p += 32, q += 2 * dx) {
+            const __m256 r0 = load(p), r1 = load(p + sy), r2 = load(p + 2 * sy),
+                         r3 = load(p + 3 * sy);
+            store_line<NT>(q, _mm256_permute2f128_ps(r0, r1, 0x20),
+                           _mm256_permute2f128_ps(r2, r3, 0x20));
+            store_line<NT>(q + dx, _mm256_permute2f128_ps(r0, r1, 0x31),
+                           _mm256_permute2f128_ps(r2, r3, 0x31));
+        }
+    } else {
+        __m256 a[8], b[8];
+        transpose8x8_4(p, sy, a);
+        transpose8x8_4(p + 8 * sy, sy, b);
+        for (int i = 0; i < 8; ++i)
+            store_line<NT>(q + i * dx, a[i], b[i]);
+    }
+}
+
+// The micro tiles of an nx x ny transpose (multiples of the tile extent).
+template <Index E, bool NT>
+__attribute__((target("avx2"))) void transpose_tiles(const std::byte* s, std::byte* d, Index nx,
+                                                     Index ny, Index sy, Index dx) {
+    constexpr Index mx = micro_x<E>, my = 64 / E;
+    constexpr Index bx = block_bytes / E;
+    for (Index x0 = 0; x0 < nx; x0 += bx) {
+        const Index x1 = std::min(nx, x0 + bx);
+        for (Index y0 = 0; y0 < ny; y0 += block_rows) {
+            const Index y1 = std::min(ny, y0 + block_rows);
+            for (Index x = x0; x < x1; x += mx)
+                for (Index y = y0; y < y1; y += my)
+                    micro_tile<E, NT>(s + x * E + y * sy, d + x * dx + y * E, sy, dx);
+        }
+    }
+    if constexpr (NT) _mm_sfence();
 }
 
 template <Index E>
@@ -167,39 +198,33 @@ void transpose(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, I
 
 // A whole transpose with the vector kernels; false when they do not apply.
 // The first `peel` destination columns (y) are done apart so that, when the
-// destination rows are equally aligned, the vector stores are aligned and
+// destination rows are equally aligned, the destination lines are whole and
 // large copies can use non-temporal stores.
-bool transpose_vector(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, Index dx,
-                      Index e) {
-    const Index step = e == 16 ? 2 : 4;
-    const bool avx = has_avx2();
-    if (!((e == 8 && avx) || (e == 16 && avx) || e == 4)) return false;
-    const Index align = e == 4 ? 16 : 32;
-    const auto addr = static_cast<Index>(reinterpret_cast<std::uintptr_t>(d) %
-                                         static_cast<std::uintptr_t>(align));
+template <Index E>
+bool transpose_vector(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, Index dx) {
+    if (!has_avx2()) return false;
+    constexpr Index mx = micro_x<E>, my = 64 / E;
+    const auto addr = static_cast<Index>(reinterpret_cast<std::uintptr_t>(d) % 64);
     Index peel = 0;
     bool nt = false;
-    if (nx * ny * e >= nt_threshold && dx % align == 0 && addr % e == 0) {
-        peel = ((align - addr) % align) / e;
+    if (nx * ny * E >= nt_threshold && dx % 64 == 0 && addr % E == 0) {
+        peel = ((64 - addr) % 64) / E;
         nt = true;
     }
-    if (nx < step || ny - peel < step) return false;
-    if (peel > 0) transpose<0>(s, d, nx, peel, sy, dx, e);
+    if (nx < mx || ny - peel < my) return false;
+    if (peel > 0) transpose<E>(s, d, nx, peel, sy, dx, E);
     s += peel * sy;
-    d += peel * e;
+    d += peel * E;
     ny -= peel;
-    if (e == 8)
-        transpose8_avx2(s, d, nx, ny, sy, dx, nt);
-    else if (e == 16)
-        transpose16_avx2(s, d, nx, ny, sy, dx, nt);
+    const Index bx = nx - nx % mx, by = ny - ny % my; // ragged edges
+    if (nt)
+        transpose_tiles<E, true>(s, d, bx, by, sy, dx);
     else
-        transpose4_sse(s, d, nx, ny, sy, dx, nt);
-    const Index bx = nx - nx % step, by = ny - ny % step; // ragged edges
-    if (bx < nx) transpose<0>(s + bx * e, d + bx * dx, nx - bx, ny, sy, dx, e);
-    if (by < ny) transpose<0>(s + by * sy, d + by * e, bx, ny - by, sy, dx, e);
+        transpose_tiles<E, false>(s, d, bx, by, sy, dx);
+    if (bx < nx) transpose<E>(s + bx * E, d + bx * dx, nx - bx, ny, sy, dx, E);
+    if (by < ny) transpose<E>(s + by * sy, d + by * E, bx, ny - by, sy, dx, E);
     return true;
 }
-#undef DRI_FOR_EACH_BLOCK
 #endif
 
 template <Index E>
@@ -230,9 +255,8 @@ void copy_impl(const std::byte* src, std::byte* dst, const Axis* axes, int k, In
         const Axis& y = axes[ay];
         for_each_offset(rest, nr, [&](Index so, Index ro) {
 #if DRI_X86_KERNELS
-            if ((E == 4 || E == 8 || E == 16) &&
-                transpose_vector(src + so, dst + ro, x.n, y.n, y.s, x.r, e))
-                return;
+            if constexpr (E == 4 || E == 8 || E == 16)
+                if (transpose_vector<E>(src + so, dst + ro, x.n, y.n, y.s, x.r)) return;
 #endif
             transpose<E>(src + so, dst + ro, x.n, y.n, y.s, x.r, elem);
         });

@@ -95,8 +95,9 @@ TEST_CASE(
         void operator()(std::byte* p) const { std::free(p); }
     };
     for (Index e : {4, 8, 16, 12}) {
-        for (auto [nx, ny] : {std::pair<Index, Index>{1027, 1031}, {1024, 1024}, {3, 2000}}) {
-            const auto bytes = static_cast<std::size_t>((nx * ny * e + 64 + 63) / 64 *
+        for (auto [nx, ny] :
+             {std::pair<Index, Index>{1027, 1031}, {1024, 1024}, {3, 2000}, {4100, 520}, {9, 17}}) {
+            const auto bytes = static_cast<std::size_t>((nx * ny * e + 64 + 16 + 63) / 64 *
                                                         64); // aligned_alloc: a multiple of 64
             std::unique_ptr<std::byte, Free> src(
                 static_cast<std::byte*>(std::aligned_alloc(64, bytes)));
@@ -109,11 +110,15 @@ TEST_CASE(
             std::memset(a.get(), 0xCD, bytes);
             std::memset(b.get(), 0xCD, bytes);
             // Source row-major nx fastest (x contiguous); destination y fastest.
+            // The destination starts on a line or one element after it (the
+            // kernels then peel columns to store whole lines).
             const Axis axes[2] = {{nx, e, ny * e}, {ny, nx * e, e}};
-            strided_copy(src.get(), a.get(), axes, 2, e);
-            strided_copy_reference(src.get(), b.get(), axes, 2, e);
-            INFO("elem " << e << ", " << nx << " x " << ny);
-            CHECK(std::memcmp(a.get(), b.get(), bytes) == 0);
+            for (Index off : {Index{0}, e}) {
+                strided_copy(src.get(), a.get() + off, axes, 2, e);
+                strided_copy_reference(src.get(), b.get() + off, axes, 2, e);
+                INFO("elem " << e << ", " << nx << " x " << ny << ", offset " << off);
+                CHECK(std::memcmp(a.get(), b.get(), bytes) == 0);
+            }
         }
     }
 }
