@@ -211,11 +211,19 @@ bool transpose_vector(const std::byte* s, std::byte* d, Index nx, Index ny, Inde
         peel = ((64 - addr) % 64) / E;
         nt = true;
     }
-    if (nx < mx || ny - peel < my) return false;
+    // Likewise the first `xpeel` source columns when the source rows are
+    // equally aligned, so that each micro tile reads whole source lines.
+    const auto saddr = static_cast<Index>(reinterpret_cast<std::uintptr_t>(s) % 64);
+    const Index xpeel = sy % 64 == 0 && saddr % E == 0 ? ((64 - saddr) % 64) / E : 0;
+    if (nx - xpeel < mx || ny - peel < my) return false;
     if (peel > 0) transpose<E>(s, d, nx, peel, sy, dx, E);
     s += peel * sy;
     d += peel * E;
     ny -= peel;
+    if (xpeel > 0) transpose<E>(s, d, xpeel, ny, sy, dx, E);
+    s += xpeel * E;
+    d += xpeel * dx;
+    nx -= xpeel;
     const Index bx = nx - nx % mx, by = ny - ny % my; // ragged edges
     if (nt)
         transpose_tiles<E, true>(s, d, bx, by, sy, dx);
