@@ -1,9 +1,12 @@
 // The C++ API (include/dri/dri.hpp): thin wrappers over the operations in
 // ops.hpp that turn core errors into dri::Error.
 #include "ops.hpp"
+#include "shared.hpp"
 #include "spec.hpp"
 
+#include <climits>
 #include <new>
+#include <utility>
 
 namespace dri {
 
@@ -251,6 +254,49 @@ CornerTurnBlocks corner_turn_blocks(MPI_Comm comm, Index nrows, Index ncols, Typ
         const detail::Status pre = element_type(type, t);
         return detail::corner_turn_blocks(comm, nrows, ncols, t, pre);
     });
+}
+
+SharedMemory::SharedMemory(MPI_Comm comm, std::size_t bytes) {
+    base_ = guarded([&] {
+        const bool huge = bytes > static_cast<std::size_t>(INT64_MAX);
+        const detail::Status pre =
+            huge ? detail::Status{core::Errc::overflow, "SharedMemory: size beyond 2^63 bytes"}
+                 : detail::Status{};
+        return static_cast<std::byte*>(
+            detail::shared_alloc(comm, huge ? 0 : static_cast<Index>(bytes), pre));
+    });
+    comm_ = comm;
+    size_ = bytes;
+}
+
+SharedMemory::SharedMemory(SharedMemory&& o) noexcept
+    : comm_(std::exchange(o.comm_, MPI_COMM_NULL)), base_(std::exchange(o.base_, nullptr)),
+      size_(std::exchange(o.size_, 0)) {}
+
+SharedMemory& SharedMemory::operator=(SharedMemory&& o) noexcept {
+    if (this != &o) {
+        this->~SharedMemory();
+        comm_ = std::exchange(o.comm_, MPI_COMM_NULL);
+        base_ = std::exchange(o.base_, nullptr);
+        size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+}
+
+void SharedMemory::free() {
+    if (!base_) throw Error(Errc::state, "SharedMemory: already freed or moved from");
+    guarded([&] { detail::shared_free(comm_, base_); });
+    base_ = nullptr;
+    size_ = 0;
+}
+
+SharedMemory::~SharedMemory() {
+    if (!base_ || !detail::is_initialized()) return;
+    try {
+        free();
+    } catch (const Error&) {
+        // Destructors cannot report; free() explicitly to see errors.
+    }
 }
 
 Transfer corner_turn(MPI_Comm comm, Index nrows, Index ncols, Type type,

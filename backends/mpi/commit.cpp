@@ -242,31 +242,6 @@ void check_local(MPI_Comm comm, std::span<TransferImpl* const> xfers) {
     }
 }
 
-std::vector<std::byte> allgather_bytes(MPI_Comm comm, const std::vector<std::byte>& mine,
-                                       std::vector<Index>& sizes_out) {
-    int n = 0;
-    check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");
-    long long my_size = static_cast<long long>(mine.size());
-    std::vector<long long> sizes(static_cast<std::size_t>(n));
-    check_mpi(MPI_Allgather(&my_size, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, comm),
-              "MPI_Allgather");
-    std::vector<int> counts(static_cast<std::size_t>(n)), displs(static_cast<std::size_t>(n));
-    long long total = 0;
-    for (int i = 0; i < n; ++i) {
-        if (total + sizes[static_cast<std::size_t>(i)] > INT_MAX)
-            core::fail(Errc::overflow, "transfer declarations exceed 2 GiB in total");
-        displs[static_cast<std::size_t>(i)] = static_cast<int>(total);
-        counts[static_cast<std::size_t>(i)] = static_cast<int>(sizes[static_cast<std::size_t>(i)]);
-        total += sizes[static_cast<std::size_t>(i)];
-    }
-    std::vector<std::byte> all(static_cast<std::size_t>(total));
-    check_mpi(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, all.data(),
-                             counts.data(), displs.data(), MPI_BYTE, comm),
-              "MPI_Allgatherv");
-    sizes_out.assign(sizes.begin(), sizes.end());
-    return all;
-}
-
 int position(const std::vector<int>& sorted, int rank) {
     return static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), rank) - sorted.begin());
 }
@@ -289,15 +264,26 @@ std::vector<Strategy> candidates(Strategy s) {
         return {Strategy::packed};
     case Strategy::p2p:
         return {Strategy::p2p};
+    case Strategy::shared:
+        return {Strategy::shared};
     case Strategy::measure:
-        return {Strategy::p2p, Strategy::packed, Strategy::alltoallw};
+        return {Strategy::p2p, Strategy::packed, Strategy::alltoallw, Strategy::shared};
     case Strategy::automatic:
         break;
     }
-    // The cheap rule: point to point moves each byte the fewest times (no
-    // intermediate copy for contiguous sides or long runs, cache-blocked
-    // kernels otherwise) and overlaps the self copy with the messages.
-    return {Strategy::p2p};
+    // The cheap rule, first that applies: single copy through shared memory
+    // when every send buffer is there and every reader on its node (each byte
+    // read and written once, no message carries data); else point to point,
+    // which moves each byte the fewest times through MPI (no intermediate
+    // copy for contiguous sides or long runs, cache-blocked kernels
+    // otherwise) and overlaps the self copy with the messages.
+    return {Strategy::shared, Strategy::p2p};
+}
+
+// Whether the candidates are alternatives tried in order (the cheap rule)
+// rather than timed against each other.
+bool first_applicable(Strategy s) {
+    return s == Strategy::automatic;
 }
 
 std::unique_ptr<Executor> make_executor(Strategy s, const core::LocalPlan& plan,
@@ -307,6 +293,8 @@ std::unique_ptr<Executor> make_executor(Strategy s, const core::LocalPlan& plan,
         return make_alltoallw_executor(plan, ctx);
     case Strategy::packed:
         return make_packed_executor(plan, ctx);
+    case Strategy::shared:
+        return make_shared_executor(plan, ctx);
     default:
         return make_p2p_executor(plan, ctx);
     }
@@ -439,6 +427,7 @@ void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const
                       ctx.send_rank.push_back(position(n.participants, r));
                   for (int r : n.ranks[1])
                       ctx.recv_rank.push_back(position(n.participants, r));
+                  if (t.send) ctx.send_buffers = t.send->buffers;
                   Built& b = built[name];
                   const std::vector<Strategy> kinds = candidates(n.strategy);
                   for (std::size_t k = 0; k < kinds.size(); ++k) {
@@ -446,8 +435,19 @@ void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const
                       ctx.comm = c;
                       b.comms.push_back(c);
                       c = MPI_COMM_NULL; // the executor owns it now, even if it fails
+                      std::unique_ptr<Executor> e;
+                      try {
+                          e = make_executor(kinds[k], plan, ctx);
+                      } catch (const core::Error& err) {
+                          // Measuring or the cheap rule: a candidate that does
+                          // not apply (the same on every participant) is left out.
+                          if (kinds.size() == 1 || err.code() != Errc::buffer) throw;
+                          b.comms.pop_back();
+                          continue;
+                      }
                       b.kinds.push_back(kinds[k]);
-                      b.execs.push_back(make_executor(kinds[k], plan, ctx));
+                      b.execs.push_back(std::move(e));
+                      if (first_applicable(n.strategy)) break; // the rest stay unused
                   }
               }
           }));

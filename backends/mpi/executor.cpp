@@ -2,6 +2,8 @@
 
 #include "copy.hpp"
 #include "runtime.hpp"
+#include "shared.hpp"
+#include "wire.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -29,6 +31,13 @@ class CommExecutor : public Executor {
         release_more();
         free_comm(comm_);
     }
+    // Messages of the abandoned reorganization may still be on their way;
+    // the communicator is kept until DRI_Finalize so that its context is
+    // never reused by a new communicator they could match.
+    void abandon() noexcept final {
+        drop_pending();
+        retire_comm(comm_);
+    }
 
   protected:
     explicit CommExecutor(MPI_Comm comm) : comm_(comm) {}
@@ -48,6 +57,8 @@ class CommExecutor : public Executor {
     }
     // Frees what the derived class holds (pending requests, datatypes).
     virtual void release_more() noexcept {}
+    // Forgets the requests in flight without waiting (see Executor::abandon).
+    virtual void drop_pending() noexcept = 0;
 
     // Frees one request without waiting: receives are cancelled first.
     static void drop(MPI_Request& r, bool is_recv) noexcept {
@@ -126,7 +137,7 @@ class AlltoallwExecutor final : public CommExecutor {
     // A nonblocking collective cannot be cancelled, and freeing it while
     // active is erroneous: the handle is forgotten instead (after an MPI
     // error, a leaked request beats a hang).
-    void abandon() noexcept override { req_ = MPI_REQUEST_NULL; }
+    void drop_pending() noexcept override { req_ = MPI_REQUEST_NULL; }
 
   private:
     void release_more() noexcept override {
@@ -293,7 +304,7 @@ class PackedExecutor final : public CommExecutor {
         return done != 0;
     }
     // As for MPI_Ialltoallw above: the collective's handle is forgotten.
-    void abandon() noexcept override {
+    void drop_pending() noexcept override {
         req_ = MPI_REQUEST_NULL;
     }
 
@@ -446,7 +457,7 @@ class P2PExecutor final : public CommExecutor {
         return pending_ == 0;
     }
 
-    void abandon() noexcept override {
+    void drop_pending() noexcept override {
         for (std::size_t i = 0; i < reqs_.size(); ++i)
             drop(reqs_[i], i < recvs_.size());
         pending_ = 0;
@@ -526,6 +537,202 @@ class P2PExecutor final : public CommExecutor {
     std::byte* recv_target_ = nullptr;
 };
 
+class SharedExecutor final : public CommExecutor {
+  public:
+    SharedExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx)
+        : CommExecutor(ctx.comm) {
+        construct(plan, [&] { build(plan, ctx); });
+    }
+    ~SharedExecutor() override { release(); }
+
+    void run(const std::byte* send, std::byte* recv) override {
+        start(send, recv);
+        wait();
+    }
+
+    void start(const std::byte* send, std::byte* recv) override {
+        recv_target_ = recv;
+        const std::size_t ns = sources_.size(), nr = readers_.size();
+        std::size_t k = 0;
+        for (Source& src : sources_)
+            check_mpi(MPI_Irecv(&src.ready, 1, MPI_INT, src.rank, ready_tag, comm_, &reqs_[k++]),
+                      "MPI_Irecv");
+        if (nr > 0) {
+            // Which buffer of the ring is read; published once written.
+            mine_ = -1;
+            for (std::size_t i = 0; i < own_.size(); ++i)
+                if (own_[i].data() == send) mine_ = static_cast<int>(i);
+            if (mine_ < 0) core::fail(core::Errc::internal, "send buffer not in the ring");
+            check_mpi(MPI_Win_sync(own_wins_[static_cast<std::size_t>(mine_)]), "MPI_Win_sync");
+            for (int r : readers_)
+                check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, r, done_tag, comm_, &reqs_[k++]),
+                          "MPI_Irecv");
+            for (int r : readers_)
+                check_mpi(MPI_Isend(&mine_, 1, MPI_INT, r, ready_tag, comm_, &reqs_[k++]),
+                          "MPI_Isend");
+        }
+        pending_ = static_cast<int>(ns + 2 * nr);
+        run_local(local_, send, recv);
+    }
+
+    void wait() override {
+        while (pending_ > 0) {
+            int index = MPI_UNDEFINED;
+            check_mpi(MPI_Waitany(static_cast<int>(reqs_.size()), reqs_.data(), &index,
+                                  MPI_STATUS_IGNORE),
+                      "MPI_Waitany");
+            if (index == MPI_UNDEFINED) break;
+            arrived(index);
+        }
+        pending_ = 0;
+    }
+
+    bool test() override {
+        while (pending_ > 0) {
+            int count = 0;
+            check_mpi(MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &count,
+                                   done_.data(), MPI_STATUSES_IGNORE),
+                      "MPI_Testsome");
+            if (count == MPI_UNDEFINED) pending_ = 0;
+            if (count <= 0) break;
+            for (int i = 0; i < count; ++i)
+                arrived(done_[static_cast<std::size_t>(i)]);
+        }
+        return pending_ == 0;
+    }
+
+    void drop_pending() noexcept override {
+        for (std::size_t i = 0; i < reqs_.size(); ++i)
+            drop(reqs_[i], i < sources_.size() + readers_.size());
+        pending_ = 0;
+    }
+
+  private:
+    static constexpr int ready_tag = 1, done_tag = 2;
+
+    // A sender this process reads from: its ring in this address space.
+    struct Source {
+        int rank = 0;
+        std::vector<core::Region> regions;
+        std::vector<const std::byte*> ring;
+        std::vector<MPI_Win> wins;
+        int ready = -1; // the ring index the sender published
+    };
+
+    void build(const core::LocalPlan& plan, const ExecutorContext& ctx) {
+        elem_ = plan.elem_size;
+        int world = 0;
+        check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &world), "MPI_Comm_rank");
+        // Publish where each buffer of the ring lives: (allocation key,
+        // offset in this process's segment), key 0 when not shared.
+        std::string why;
+        Writer w;
+        w.i64(world);
+        w.i64(static_cast<core::Index>(ctx.send_buffers.size()));
+        for (const std::span<std::byte>& b : ctx.send_buffers) {
+            const auto bytes = static_cast<core::Index>(b.size());
+            SharedBlock* blk = shared_find_own(b.data(), bytes);
+            w.i64(blk ? static_cast<core::Index>(blk->key) : 0);
+            w.i64(blk ? b.data() - blk->base : 0);
+            w.i64(bytes);
+            own_.push_back(b);
+            own_wins_.push_back(blk ? blk->win : MPI_WIN_NULL);
+            if (blk) use(blk);
+        }
+        for (const core::PeerRegions& p : plan.sends) {
+            readers_.push_back(ctx.recv_rank.at(static_cast<std::size_t>(p.peer)));
+            if (why.empty() && std::count(own_wins_.begin(), own_wins_.end(), MPI_WIN_NULL) > 0)
+                why = "a send buffer was not allocated by DRI_Alloc_mem";
+        }
+        std::vector<core::Index> sizes;
+        const std::vector<std::byte> all = allgather_bytes(comm_, w.bytes(), sizes);
+        std::vector<std::size_t> at(sizes.size() + 1, 0);
+        for (std::size_t r = 0; r < sizes.size(); ++r)
+            at[r + 1] = at[r] + static_cast<std::size_t>(sizes[r]);
+        for (const core::PeerRegions& p : plan.recvs) {
+            Source src;
+            src.rank = ctx.send_rank.at(static_cast<std::size_t>(p.peer));
+            src.regions = p.regions;
+            const auto r = static_cast<std::size_t>(src.rank);
+            Reader rd(all.data() + at[r], static_cast<std::size_t>(sizes[r]));
+            const int their_world = static_cast<int>(rd.i64());
+            const core::Index n = rd.i64();
+            for (core::Index i = 0; i < n; ++i) {
+                const auto key = static_cast<std::uint64_t>(rd.i64());
+                const core::Index off = rd.i64(), bytes = rd.i64();
+                SharedBlock* blk = key ? shared_find(key) : nullptr;
+                const auto pos = blk ? std::find(blk->world.begin(), blk->world.end(), their_world)
+                                     : std::vector<int>::iterator{};
+                if (!blk || pos == blk->world.end()) {
+                    if (why.empty())
+                        why = "the buffers of sender rank " + std::to_string(their_world) +
+                              " are not in DRI shared memory this process belongs to (not "
+                              "allocated by DRI_Alloc_mem, or on another node)";
+                    break;
+                }
+                const auto node = static_cast<std::size_t>(pos - blk->world.begin());
+                const std::byte* base = blk->bases[node] + off;
+                if (!within(base, bytes, blk->bases[node], blk->sizes[node]))
+                    core::fail(core::Errc::internal, "published buffer outside its segment");
+                src.ring.push_back(base);
+                src.wins.push_back(blk->win);
+                use(blk);
+            }
+            sources_.push_back(std::move(src));
+        }
+        agree(comm_,
+              why.empty() ? Status{} : Status{core::Errc::buffer, "strategy SHARED: " + why});
+        reqs_.assign(sources_.size() * 2 + readers_.size() * 2, MPI_REQUEST_NULL);
+        done_.assign(reqs_.size(), 0);
+    }
+
+    void use(SharedBlock* b) {
+        shared_use(b, +1);
+        used_.push_back(b);
+    }
+
+    // Request slots: ready receives (one per source), done receives, ready
+    // sends (one per reader each), done sends (one per source).
+    void arrived(int index) {
+        --pending_;
+        const auto i = static_cast<std::size_t>(index);
+        if (i >= sources_.size()) return;
+        Source& src = sources_[i];
+        if (src.ready < 0 || static_cast<std::size_t>(src.ready) >= src.ring.size())
+            core::fail(core::Errc::internal, "ready message names no buffer of the ring");
+        const auto b = static_cast<std::size_t>(src.ready);
+        check_mpi(MPI_Win_sync(src.wins[b]), "MPI_Win_sync");
+        for (const core::Region& reg : src.regions)
+            core::copy_region(src.ring[b], recv_target_, reg, elem_);
+        check_mpi(MPI_Win_sync(src.wins[b]), "MPI_Win_sync");
+        const std::size_t slot = sources_.size() + 2 * readers_.size() + i;
+        check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, src.rank, done_tag, comm_, &reqs_[slot]),
+                  "MPI_Isend");
+        ++pending_;
+    }
+
+    void release_more() noexcept override {
+        if (mpi_alive())
+            for (MPI_Request& r : reqs_)
+                if (r != MPI_REQUEST_NULL) MPI_Wait(&r, MPI_STATUS_IGNORE);
+        for (SharedBlock* b : used_)
+            shared_use(b, -1);
+        used_.clear();
+    }
+
+    core::Index elem_ = 1;
+    std::vector<Source> sources_;
+    std::vector<int> readers_;
+    std::vector<std::span<std::byte>> own_;
+    std::vector<MPI_Win> own_wins_;
+    std::vector<SharedBlock*> used_;
+    std::vector<MPI_Request> reqs_;
+    std::vector<int> done_;
+    int pending_ = 0;
+    int mine_ = -1;
+    std::byte* recv_target_ = nullptr;
+};
+
 } // namespace
 
 std::unique_ptr<Executor> make_alltoallw_executor(const core::LocalPlan& plan,
@@ -545,6 +752,11 @@ std::unique_ptr<Executor> make_packed_executor(const core::LocalPlan& plan,
 std::unique_ptr<Executor> make_p2p_executor(const core::LocalPlan& plan,
                                             const ExecutorContext& ctx) {
     return std::make_unique<P2PExecutor>(plan, ctx);
+}
+
+std::unique_ptr<Executor> make_shared_executor(const core::LocalPlan& plan,
+                                               const ExecutorContext& ctx) {
+    return std::make_unique<SharedExecutor>(plan, ctx);
 }
 
 } // namespace dri::detail

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace dri::detail {
@@ -37,8 +38,9 @@ class Executor {
 // each sender and receiver index sits in it.
 struct ExecutorContext {
     MPI_Comm comm = MPI_COMM_NULL;
-    std::vector<int> send_rank; // sender index -> rank in comm
-    std::vector<int> recv_rank; // receiver index -> rank in comm
+    std::vector<int> send_rank;                     // sender index -> rank in comm
+    std::vector<int> recv_rank;                     // receiver index -> rank in comm
+    std::vector<std::span<std::byte>> send_buffers; // this process's ring, if a sender
 };
 
 // One MPI_Alltoallw (or MPI_Ialltoallw) with one committed derived datatype
@@ -56,5 +58,14 @@ std::unique_ptr<Executor> make_packed_executor(const core::LocalPlan& plan,
 // self part copied while messages fly, each message unpacked as it arrives.
 std::unique_ptr<Executor> make_p2p_executor(const core::LocalPlan& plan,
                                             const ExecutorContext& ctx);
+
+// Single copy through node shared memory: every receiver copies its regions
+// straight from its senders' buffers (allocated by DRI_Alloc_mem) into its
+// own, after a ready message, and answers with a done message; no scratch,
+// no bytes through MPI. Collective over ctx.comm: throws core::Error(buffer)
+// on every process when some sender's buffers are not in DRI shared memory
+// or some receiver is on another node (the message says which).
+std::unique_ptr<Executor> make_shared_executor(const core::LocalPlan& plan,
+                                               const ExecutorContext& ctx);
 
 } // namespace dri::detail

@@ -260,7 +260,7 @@ void declare_role(TransferImpl& t, RoleKind kind, std::shared_ptr<const Distribu
 void set_strategy(TransferImpl& t, Strategy s) {
     require_initialized();
     if (t.committed) core::fail(Errc::state, "transfer '" + t.name + "' is already committed");
-    if (static_cast<int>(s) < DRI_STRATEGY_AUTO || static_cast<int>(s) > DRI_STRATEGY_MEASURE)
+    if (static_cast<int>(s) < DRI_STRATEGY_AUTO || static_cast<int>(s) > DRI_STRATEGY_SHARED)
         core::fail(Errc::arg, "unknown strategy " + std::to_string(static_cast<int>(s)));
     t.strategy = s;
 }

@@ -1,11 +1,13 @@
 #include "runtime.hpp"
 
 #include "objects.hpp"
+#include "shared.hpp"
 
 #include <atomic>
 #include <climits>
 #include <mutex>
 #include <set>
+#include <vector>
 
 namespace dri::detail {
 
@@ -16,6 +18,10 @@ bool initialized = false;
 std::set<TransferImpl*>& live_transfers() {
     static std::set<TransferImpl*> s;
     return s;
+}
+std::vector<MPI_Comm>& retired() {
+    static std::vector<MPI_Comm> v;
+    return v;
 }
 } // namespace
 
@@ -51,6 +57,22 @@ void free_comm(MPI_Comm& c) noexcept {
     count_handle(-1);
 }
 
+void retire_comm(MPI_Comm& c) noexcept {
+    if (c == MPI_COMM_NULL) return;
+    try {
+        std::lock_guard<std::mutex> lock(mutex);
+        retired().push_back(c);
+    } catch (...) {
+        return; // out of memory: keep it in the executor, freed with it
+    }
+    c = MPI_COMM_NULL;
+}
+
+long retired_comms() noexcept {
+    std::lock_guard<std::mutex> lock(mutex);
+    return static_cast<long>(retired().size());
+}
+
 void runtime_init() {
     if (!mpi_alive())
         core::fail(core::Errc::not_initialized, "DRI_Init needs MPI to be initialized first");
@@ -69,6 +91,14 @@ void runtime_finalize() {
     }
     for (TransferImpl* t : leftover)
         t->release();
+    shared_release_all();
+    std::vector<MPI_Comm> comms;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        comms.swap(retired());
+    }
+    for (MPI_Comm& c : comms)
+        free_comm(c);
 }
 
 void register_transfer(TransferImpl* t) {

@@ -41,6 +41,10 @@ void count_handle(int delta) noexcept;
 long live_handles() noexcept;
 // Frees a communicator the library created (no-op for MPI_COMM_NULL).
 void free_comm(MPI_Comm& c) noexcept;
+// Keeps a communicator with possibly unmatched messages until finalize
+// (freed then); c becomes MPI_COMM_NULL.
+void retire_comm(MPI_Comm& c) noexcept;
+long retired_comms() noexcept;
 
 } // namespace dri::detail
 

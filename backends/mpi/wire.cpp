@@ -1,5 +1,9 @@
 #include "wire.hpp"
 
+#include "runtime.hpp"
+
+#include <climits>
+
 namespace dri::detail {
 
 std::uint64_t fnv1a(const std::vector<int>& v) {
@@ -65,6 +69,31 @@ std::pair<core::Shape, core::Partition> read_shape_partition(Reader& r) {
         part.push_back(std::move(p));
     }
     return {std::move(shape), std::move(part)};
+}
+
+std::vector<std::byte> allgather_bytes(MPI_Comm comm, const std::vector<std::byte>& mine,
+                                       std::vector<core::Index>& sizes_out) {
+    int n = 0;
+    check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");
+    long long my_size = static_cast<long long>(mine.size());
+    std::vector<long long> sizes(static_cast<std::size_t>(n));
+    check_mpi(MPI_Allgather(&my_size, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, comm),
+              "MPI_Allgather");
+    std::vector<int> counts(static_cast<std::size_t>(n)), displs(static_cast<std::size_t>(n));
+    long long total = 0;
+    for (int i = 0; i < n; ++i) {
+        if (total + sizes[static_cast<std::size_t>(i)] > INT_MAX)
+            core::fail(core::Errc::overflow, "transfer declarations exceed 2 GiB in total");
+        displs[static_cast<std::size_t>(i)] = static_cast<int>(total);
+        counts[static_cast<std::size_t>(i)] = static_cast<int>(sizes[static_cast<std::size_t>(i)]);
+        total += sizes[static_cast<std::size_t>(i)];
+    }
+    std::vector<std::byte> all(static_cast<std::size_t>(total));
+    check_mpi(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, all.data(),
+                             counts.data(), displs.data(), MPI_BYTE, comm),
+              "MPI_Allgatherv");
+    sizes_out.assign(sizes.begin(), sizes.end());
+    return all;
 }
 
 } // namespace dri::detail

@@ -3,6 +3,8 @@
 
 #include "partition.hpp"
 
+#include <mpi.h>
+
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -78,6 +80,11 @@ class Reader {
     const std::byte* p_;
     const std::byte* end_;
 };
+
+// Collective over comm: every process's bytes, concatenated in rank order;
+// sizes_out[r] is the byte count of rank r.
+std::vector<std::byte> allgather_bytes(MPI_Comm comm, const std::vector<std::byte>& mine,
+                                       std::vector<core::Index>& sizes_out);
 
 // FNV-1a hash of a list of ints (group rank lists) and of bytes.
 std::uint64_t fnv1a(const std::vector<int>& v);

@@ -224,7 +224,9 @@ typedef enum DRI_Strategy {
     DRI_STRATEGY_ALLTOALLW = 1, /**< derived datatypes + MPI_Alltoallw */
     DRI_STRATEGY_PACKED = 2,    /**< pack + MPI_Alltoallv + unpack */
     DRI_STRATEGY_P2P = 3,       /**< point to point, packing only where needed */
-    DRI_STRATEGY_MEASURE = 4    /**< time the candidates at commit, keep the fastest */
+    DRI_STRATEGY_MEASURE = 4,   /**< time the candidates at commit, keep the fastest */
+    DRI_STRATEGY_SHARED = 5     /**< single copy through node shared memory: every send
+                                     buffer from DRI_Alloc_mem, all processes on one node */
 } DRI_Strategy;
 
 /** A named transfer; the caller then declares its role(s) with
@@ -252,6 +254,20 @@ int DRI_Corner_turn_create(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_
                            DRI_Transfer* xfer);
 
 int DRI_Transfer_set_strategy(DRI_Transfer xfer, DRI_Strategy strategy);
+/** Memory for send buffers that receivers on the same node read directly
+ * (DRI_STRATEGY_SHARED: one copy per byte, no MPI message carries data).
+ * Collective over comm: each process gets `bytes` of its own (counts may
+ * differ, 0 allowed) inside an MPI-3 shared window of its node
+ * (MPI_Comm_split_type + MPI_Win_allocate_shared), page aligned. Any error
+ * is returned on every process. Ordinary memory otherwise: any strategy and
+ * any other use may take it. */
+int DRI_Alloc_mem(MPI_Comm comm, DRI_Index bytes, void** base);
+/** Collective over the communicator of the allocation, every process passing
+ * its own base. Refused everywhere (nothing freed) when a process passes an
+ * address DRI_Alloc_mem did not return, the processes name different
+ * allocations, or a committed transfer still uses the memory. DRI_Finalize
+ * frees what is left. */
+int DRI_Free_mem(MPI_Comm comm, void* base);
 /** Collective over every process of `comm` (the parent communicator of the
  * transfers' groups): each passes the transfers it declared (count may be 0).
  * Names are matched, both sides checked, plans built. On any error every

@@ -92,6 +92,7 @@ enum class Strategy : int {
     packed = DRI_STRATEGY_PACKED,
     p2p = DRI_STRATEGY_P2P,
     measure = DRI_STRATEGY_MEASURE,
+    shared = DRI_STRATEGY_SHARED,
 };
 
 /// Initialization: after MPI_Init, before MPI_Finalize. finalize() releases
@@ -344,6 +345,35 @@ class Transfer {
     friend Transfer corner_turn(MPI_Comm, Index, Index, Type, std::span<const std::span<std::byte>>,
                                 std::span<const std::span<std::byte>>);
     std::shared_ptr<detail::TransferImpl> impl_;
+};
+
+/// Memory inside a node's MPI-3 shared window (DRI_Alloc_mem): send buffers
+/// there let Strategy::shared copy every byte once, receivers reading
+/// straight from their senders' buffers. A contiguous range of bytes, usable
+/// as a transfer buffer like any container. Construction, free() and the
+/// destructor are collective over the communicator (each process may ask a
+/// different size); the destructor ignores errors, free() throws them.
+class SharedMemory {
+  public:
+    SharedMemory(MPI_Comm comm, std::size_t bytes);
+    SharedMemory(SharedMemory&& o) noexcept;
+    SharedMemory& operator=(SharedMemory&& o) noexcept;
+    ~SharedMemory();
+    void free();
+    std::byte* data() const { return base_; }
+    std::size_t size() const { return size_; }
+    std::byte* begin() const { return base_; }
+    std::byte* end() const { return base_ + size_; }
+    /// The memory as an array of T (the base is page aligned).
+    template <class T>
+    std::span<T> as() const {
+        return {reinterpret_cast<T*>(base_), size_ / sizeof(T)};
+    }
+
+  private:
+    MPI_Comm comm_ = MPI_COMM_NULL;
+    std::byte* base_ = nullptr;
+    std::size_t size_ = 0;
 };
 
 /// Convenience for the common case: the corner turn of an nrows x ncols

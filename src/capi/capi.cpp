@@ -2,6 +2,7 @@
 // implementation objects, so a destroyed or forged handle is detected
 // (DRI_ERR_HANDLE) instead of being dereferenced. Ids are never reused.
 #include "registry.hpp"
+#include "shared.hpp"
 
 #include "spec.hpp"
 
@@ -406,6 +407,25 @@ int DRI_Corner_turn_create(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_
         });
         auto made = detail::corner_turn(comm, nrows, ncols, t, sb, rb, pre);
         *xfer = add<DRI_Transfer>(std::move(made));
+    });
+}
+
+int DRI_Alloc_mem(MPI_Comm comm, DRI_Index bytes, void** base) {
+    return api([&] {
+        detail::require_initialized();
+        // A NULL result pointer on one process still joins the collective.
+        const detail::Status pre =
+            base ? detail::Status{}
+                 : detail::Status{core::Errc::null_pointer, "DRI_Alloc_mem: base is NULL"};
+        void* p = detail::shared_alloc(comm, bytes, pre);
+        if (base) *base = p;
+    });
+}
+
+int DRI_Free_mem(MPI_Comm comm, void* base) {
+    return api([&] {
+        detail::require_initialized();
+        detail::shared_free(comm, base);
     });
 }
 

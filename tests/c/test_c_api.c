@@ -176,6 +176,41 @@ int main(int argc, char** argv) {
         free(r1[0]);
     }
 
+    /* Send buffers in node shared memory: the single-copy strategy. The
+     * second allocation is left to DRI_Finalize. */
+    {
+        DRI_Transfer st = NULL;
+        void *s2[NBUF], *r2[NBUF];
+        long i, j;
+        EXPECT(DRI_Alloc_mem(MPI_COMM_WORLD, 64, NULL) == DRI_ERR_NULL);
+        for (k = 0; k < NBUF; ++k) {
+            OK(DRI_Alloc_mem(MPI_COMM_WORLD, sinfo.bytes, &s2[k]));
+            r2[k] = malloc((size_t)rinfo.bytes + 1);
+        }
+        OK(DRI_Transfer_create("c shared", &st));
+        OK(DRI_Transfer_set_strategy(st, DRI_STRATEGY_SHARED));
+        OK(DRI_Transfer_send(st, rows, row_major, NBUF, s2, ssize));
+        OK(DRI_Transfer_recv(st, cols, col_major, NBUF, r2, rsize));
+        OK(DRI_Transfer_commit(st));
+        for (k = 0; k < FRAMES; ++k) {
+            float complex* s = (float complex*)s2[k % NBUF];
+            float complex* r = (float complex*)r2[k % NBUF];
+            for (i = 0; i < sinfo.local_extent[0]; ++i)
+                for (j = 0; j < M; ++j)
+                    s[i * M + j] = value(sinfo.owned_first[0] + i, j, k + 20);
+            OK(DRI_Do(st));
+            for (j = 0; j < rinfo.local_extent[1]; ++j)
+                for (i = 0; i < N; ++i)
+                    if (r[j * N + i] != value(i, rinfo.owned_first[1] + j, k + 20)) ++wrong;
+        }
+        EXPECT(wrong == 0);
+        EXPECT(DRI_Free_mem(MPI_COMM_WORLD, s2[0]) == DRI_ERR_STATE); /* still in use */
+        OK(DRI_Transfer_destroy(&st));
+        OK(DRI_Free_mem(MPI_COMM_WORLD, s2[0]));
+        for (k = 0; k < NBUF; ++k)
+            free(r2[k]);
+    }
+
     /* Objects may be destroyed in any order; the rest is freed by DRI_Finalize. */
     OK(DRI_Distribution_destroy(&rows));
     OK(DRI_Group_destroy(&all));

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct Scenario {
     int nbuf_s = 2, nbuf_r = 2, frames = 3;
     bool nonblocking = false;
     dri::Strategy strategy = dri::Strategy::automatic;
+    bool shared_buffers = false; // send buffers from dri::SharedMemory (DRI_Alloc_mem)
     std::string name = "scenario";
 };
 
@@ -42,14 +44,24 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
     if (sg.contains_me()) sd.emplace(gd, to_api(sc.send_part), sg);
     if (rg.contains_me()) rd.emplace(gd, to_api(sc.recv_part), rg);
 
+    // The buffers outlive the transfer (shared memory in use by a committed
+    // transfer cannot be freed).
+    std::vector<std::vector<std::byte>> splain, rbuf;
+    std::vector<dri::SharedMemory> sshared; // collective: every rank allocates the ring
+    std::vector<std::span<std::byte>> sbuf;
+    const auto sbytes = static_cast<std::size_t>(sd ? sd->block(sl).bytes : 0);
+    for (int i = 0; i < sc.nbuf_s; ++i) {
+        if (sc.shared_buffers) {
+            sshared.emplace_back(MPI_COMM_WORLD, sbytes);
+            sbuf.emplace_back(sshared.back().data(), sbytes);
+        } else {
+            splain.emplace_back(sbytes);
+            sbuf.emplace_back(splain.back());
+        }
+    }
     dri::Transfer t(sc.name);
     t.strategy(sc.strategy);
-    std::vector<std::vector<std::byte>> sbuf, rbuf;
-    if (sd) {
-        sbuf.assign(static_cast<std::size_t>(sc.nbuf_s),
-                    std::vector<std::byte>(static_cast<std::size_t>(sd->block(sl).bytes)));
-        t.send(*sd, sl, sbuf);
-    }
+    if (sd) t.send(*sd, sl, sbuf);
     if (rd) {
         rbuf.assign(static_cast<std::size_t>(sc.nbuf_r),
                     std::vector<std::byte>(static_cast<std::size_t>(rd->block(rl).bytes)));

@@ -73,6 +73,8 @@ struct Turn {
     Lay row_major, col_major;
     DRI_Blockinfo si{}, ri{};
     std::vector<float> sb, rb;
+    float* sp = nullptr; // the send block: sb, or node shared memory after use_shared()
+    void* shared = nullptr;
     void* sbuf[1] = {nullptr};
     void* rbuf[1] = {nullptr};
     DRI_Index ssize[1] = {0}, rsize[1] = {0};
@@ -100,11 +102,24 @@ struct Turn {
         OK(DRI_Blockinfo_get(cols, col_major, &ri));
         sb.assign(static_cast<std::size_t>(si.bytes / 4) + 1, 0.0f);
         rb.assign(static_cast<std::size_t>(ri.bytes / 4) + 16, 0.0f);
-        sbuf[0] = sb.data();
+        sp = sb.data();
+        sbuf[0] = sp;
         rbuf[0] = rb.data();
         ssize[0] = si.bytes;
         rsize[0] = ri.bytes;
     }
+    // Collective: the send block moves to memory from DRI_Alloc_mem (freed
+    // by the destructor, after the transfers declared later are gone).
+    void use_shared() {
+        OK(DRI_Alloc_mem(MPI_COMM_WORLD, si.bytes, &shared));
+        sp = static_cast<float*>(shared);
+        sbuf[0] = shared;
+    }
+    ~Turn() {
+        if (shared) CHECK(DRI_Free_mem(MPI_COMM_WORLD, shared) == DRI_SUCCESS);
+    }
+    Turn(const Turn&) = delete;
+    Turn& operator=(const Turn&) = delete;
     int send(DRI_Transfer t) { return DRI_Transfer_send(t, rows, row_major, 1, sbuf, ssize); }
     // Sends from another distribution of the same data, with a buffer of its size.
     int send_from(DRI_Transfer t, DRI_Distribution d, std::vector<float>& store) {
@@ -120,7 +135,7 @@ struct Turn {
     void fill(int frame) {
         for (DRI_Index i = 0; i < si.local_extent[0]; ++i)
             for (DRI_Index j = 0; j < C; ++j)
-                sb[static_cast<std::size_t>(i * C + j)] =
+                sp[i * C + j] =
                     static_cast<float>((si.owned_first[0] + i) * 100 + j + frame * 10000);
     }
     long wrong(int frame) const {
@@ -361,6 +376,52 @@ TEST_CASE("DRI_ERR_STATE: DRI_Do before commit, wait without start, strategy aft
     OK(DRI_Do_wait(t));
 }
 
+TEST_CASE("DRI_Alloc_mem, DRI_Free_mem and the shared strategy: errors on every rank") {
+    const int me = world_rank(), last = world_size() - 1;
+    void* p = nullptr;
+    EXPECT_CODE(DRI_Alloc_mem(MPI_COMM_NULL, 64, &p), DRI_ERR_GROUP);
+    EXPECT_CODE_ALL(DRI_Alloc_mem(MPI_COMM_WORLD, me == last ? -1 : 64, &p), DRI_ERR_ARG);
+    EXPECT_CODE_ALL(DRI_Alloc_mem(MPI_COMM_WORLD, 64, me == last ? nullptr : &p), DRI_ERR_NULL);
+    void *a = nullptr, *b = nullptr;
+    OK(DRI_Alloc_mem(MPI_COMM_WORLD, 64 * (me + 1), &a));
+    OK(DRI_Alloc_mem(MPI_COMM_WORLD, 0, &b)); // nothing on this rank: still a valid address
+    CHECK(reinterpret_cast<std::uintptr_t>(a) % 4096 == 0);
+    std::memset(a, 0x5A, static_cast<std::size_t>(64 * (me + 1)));
+    EXPECT_CODE_ALL(DRI_Free_mem(MPI_COMM_WORLD, me == last ? static_cast<char*>(a) + 1 : a),
+                    DRI_ERR_ARG);
+    if (world_size() >= 2)
+        EXPECT_CODE_ALL(DRI_Free_mem(MPI_COMM_WORLD, me == last ? b : a), DRI_ERR_INCONSISTENT);
+    OK(DRI_Free_mem(MPI_COMM_WORLD, b));
+    EXPECT_CODE_ALL(DRI_Free_mem(MPI_COMM_WORLD, b), DRI_ERR_ARG); // twice
+    OK(DRI_Free_mem(MPI_COMM_WORLD, a));
+
+    Turn turn;
+    if (world_size() >= 2) { // one rank copies locally and needs no shared memory
+        Xfer plain;
+        OK(DRI_Transfer_create("plain", &plain));
+        OK(DRI_Transfer_set_strategy(plain, DRI_STRATEGY_SHARED));
+        OK(turn.send(plain));
+        OK(turn.recv(plain));
+        EXPECT_CODE_ALL(DRI_Transfer_commit(plain), DRI_ERR_BUFFER);
+        CHECK(std::string(DRI_Last_error_message()).find("DRI_Alloc_mem") != std::string::npos);
+    }
+    turn.use_shared();
+    {
+        Xfer t;
+        OK(DRI_Transfer_create("shared", &t));
+        OK(DRI_Transfer_set_strategy(t, DRI_STRATEGY_SHARED));
+        OK(turn.send(t));
+        OK(turn.recv(t));
+        OK(DRI_Transfer_commit(t));
+        EXPECT_CODE_ALL(DRI_Free_mem(MPI_COMM_WORLD, turn.shared), DRI_ERR_STATE);
+        for (int f = 0; f < 3; ++f) {
+            turn.fill(f);
+            OK(DRI_Do(t));
+            CHECK(turn.wrong(f) == 0);
+        }
+    } // destroyed: the memory may now be freed (by ~Turn)
+}
+
 // DRI_ERR_NOT_INITIALIZED (calls before DRI_Init and after DRI_Finalize) is
 // covered by tests/c/test_c_api.c: this runner keeps the library initialized.
 
@@ -542,6 +603,7 @@ namespace {
 // and a new transfer works.
 void mpi_failure(DRI_Strategy strategy, const char* family, bool nonblocking) {
     Turn turn;
+    if (strategy == DRI_STRATEGY_SHARED) turn.use_shared();
     {
         Xfer t;
         OK(DRI_Transfer_create("fails", &t));
@@ -590,6 +652,15 @@ TEST_CASE("DRI_ERR_MPI: a failing MPI call inside DRI_Do, every strategy") {
         }
         SUBCASE("p2p, start") {
             mpi_failure(DRI_STRATEGY_P2P, "MPI_Isend", true);
+        }
+        SUBCASE("shared, the ready message, blocking") {
+            mpi_failure(DRI_STRATEGY_SHARED, "MPI_Isend", false);
+        }
+        SUBCASE("shared, the ready message, start") {
+            mpi_failure(DRI_STRATEGY_SHARED, "MPI_Isend", true);
+        }
+        SUBCASE("shared, waiting") {
+            mpi_failure(DRI_STRATEGY_SHARED, "MPI_Waitany", false);
         }
     }
 }

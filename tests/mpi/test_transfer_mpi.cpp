@@ -26,12 +26,21 @@ Scenario make(const std::string& shape, const std::string& type, const std::stri
     return sc;
 }
 
-// Runs the scenario with every strategy.
+// Runs the scenario with every strategy; the shared strategy, and measuring
+// once more, with send buffers in node shared memory.
 void check(Scenario sc) {
-    for (dri::Strategy s : {dri::Strategy::alltoallw, dri::Strategy::packed, dri::Strategy::p2p,
-                            dri::Strategy::automatic, dri::Strategy::measure}) {
+    using S = dri::Strategy;
+    for (auto [s, shared] : {std::pair{S::alltoallw, false},
+                             {S::packed, false},
+                             {S::p2p, false},
+                             {S::automatic, false},
+                             {S::measure, false},
+                             {S::shared, true},
+                             {S::measure, true}}) {
         sc.strategy = s;
+        sc.shared_buffers = shared;
         CAPTURE(static_cast<int>(s));
+        CAPTURE(shared);
         const ScenarioResult r = run_scenario(sc);
         CHECK_MESSAGE(r.error.empty(), r.error);
         CHECK(all_ok(r));
