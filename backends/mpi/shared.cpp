@@ -115,7 +115,8 @@ void build(SharedBlock& b, MPI_Comm work, Index bytes) {
 
 bool within(const std::byte* p, Index bytes, const std::byte* base, Index size) {
     const auto a = reinterpret_cast<std::uintptr_t>(p), lo = reinterpret_cast<std::uintptr_t>(base);
-    return bytes >= 0 && a >= lo && static_cast<std::uintptr_t>(bytes) <= static_cast<std::uintptr_t>(size) &&
+    return bytes >= 0 && a >= lo &&
+           static_cast<std::uintptr_t>(bytes) <= static_cast<std::uintptr_t>(size) &&
            a - lo <= static_cast<std::uintptr_t>(size - bytes);
 }
 

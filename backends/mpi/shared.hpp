@@ -21,13 +21,13 @@ struct SharedBlock {
     std::uint64_t key = 0; // the same on every process of one allocation call
     int comm_size = 0;     // processes of the allocating communicator
     MPI_Win win = MPI_WIN_NULL;
-    MPI_Comm node = MPI_COMM_NULL;   // the node's processes in the call
-    std::byte* base = nullptr;       // this process's segment
-    core::Index size = 0;            // bytes asked for by this process
-    std::vector<int> world;          // node rank -> rank in MPI_COMM_WORLD
-    std::vector<std::byte*> bases;   // node rank -> segment (this address space)
-    std::vector<core::Index> sizes;  // node rank -> bytes of that segment
-    int users = 0;                   // committed executors relying on it
+    MPI_Comm node = MPI_COMM_NULL;  // the node's processes in the call
+    std::byte* base = nullptr;      // this process's segment
+    core::Index size = 0;           // bytes asked for by this process
+    std::vector<int> world;         // node rank -> rank in MPI_COMM_WORLD
+    std::vector<std::byte*> bases;  // node rank -> segment (this address space)
+    std::vector<core::Index> sizes; // node rank -> bytes of that segment
+    int users = 0;                  // committed executors relying on it
 };
 
 // Collective over comm: each process gets `bytes` (its own count, 0 allowed)
