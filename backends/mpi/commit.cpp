@@ -436,6 +436,7 @@ void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const
                       b.comms.push_back(c);
                       c = MPI_COMM_NULL; // the executor owns it now, even if it fails
                       std::unique_ptr<Executor> e;
+                      ctx.shared_needs_peers = first_applicable(n.strategy);
                       try {
                           e = make_executor(kinds[k], plan, ctx);
                       } catch (const core::Error& err) {

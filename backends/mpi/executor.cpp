@@ -680,6 +680,12 @@ class SharedExecutor final : public CommExecutor {
             }
             sources_.push_back(std::move(src));
         }
+        if (ctx.shared_needs_peers) { // collective on every process, whatever `why` holds
+            int peers = sources_.empty() && readers_.empty() ? 0 : 1;
+            check_mpi(MPI_Allreduce(MPI_IN_PLACE, &peers, 1, MPI_INT, MPI_MAX, comm_),
+                      "MPI_Allreduce");
+            if (!peers && why.empty()) why = "no process reads from another";
+        }
         agree(comm_,
               why.empty() ? Status{} : Status{core::Errc::buffer, "strategy SHARED: " + why});
         reqs_.assign(sources_.size() * 2 + readers_.size() * 2, MPI_REQUEST_NULL);

@@ -41,6 +41,9 @@ struct ExecutorContext {
     std::vector<int> send_rank;                     // sender index -> rank in comm
     std::vector<int> recv_rank;                     // receiver index -> rank in comm
     std::vector<std::span<std::byte>> send_buffers; // this process's ring, if a sender
+    // The shared strategy must move data between processes to apply (the
+    // cheap rule does not report SHARED for a transfer of local copies).
+    bool shared_needs_peers = false;
 };
 
 // One MPI_Alltoallw (or MPI_Ialltoallw) with one committed derived datatype
