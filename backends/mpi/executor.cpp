@@ -31,6 +31,10 @@ class CommExecutor : public Executor {
         release_more();
         free_comm(comm_);
     }
+    void run(const std::byte* send, std::byte* recv) override {
+        start(send, recv);
+        wait();
+    }
     // Messages of the abandoned reorganization may still be on their way;
     // the communicator is kept until DRI_Finalize so that its context is
     // never reused by a new communicator they could match.
@@ -265,10 +269,6 @@ class PackedExecutor final : public CommExecutor {
     }
     ~PackedExecutor() override { release(); }
 
-    void run(const std::byte* send, std::byte* recv) override {
-        start(send, recv);
-        wait();
-    }
     void start(const std::byte* send, std::byte* recv) override {
         for (const Peer& p : sends_)
             pack_all(send, p.regions, elem_, sbuf_.get() + p.offset);
@@ -399,17 +399,53 @@ class PackedExecutor final : public CommExecutor {
     std::byte* recv_target_ = nullptr;
 };
 
-class P2PExecutor final : public CommExecutor {
+// Executors driven by point-to-point requests: wait and test complete them
+// in any order and hand each completed one to arrived() (which may start
+// another and count it in pending_).
+class RequestExecutor : public CommExecutor {
   public:
-    P2PExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx) : CommExecutor(ctx.comm) {
+    void wait() override {
+        while (pending_ > 0) {
+            int index = MPI_UNDEFINED;
+            check_mpi(MPI_Waitany(static_cast<int>(reqs_.size()), reqs_.data(), &index,
+                                  MPI_STATUS_IGNORE),
+                      "MPI_Waitany");
+            if (index == MPI_UNDEFINED) break;
+            arrived(index);
+        }
+        pending_ = 0;
+    }
+
+    bool test() override {
+        while (pending_ > 0) {
+            int count = 0;
+            check_mpi(MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &count,
+                                   done_.data(), MPI_STATUSES_IGNORE),
+                      "MPI_Testsome");
+            if (count == MPI_UNDEFINED) pending_ = 0;
+            if (count <= 0) break;
+            for (int i = 0; i < count; ++i)
+                arrived(done_[static_cast<std::size_t>(i)]);
+        }
+        return pending_ == 0;
+    }
+
+  protected:
+    using CommExecutor::CommExecutor;
+    virtual void arrived(int index) = 0;
+
+    std::vector<MPI_Request> reqs_;
+    std::vector<int> done_; // indices from MPI_Testsome
+    int pending_ = 0;       // requests started and not yet completed
+};
+
+class P2PExecutor final : public RequestExecutor {
+  public:
+    P2PExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx)
+        : RequestExecutor(ctx.comm) {
         construct(plan, [&] { build(plan, ctx); });
     }
     ~P2PExecutor() override { release(); }
-
-    void run(const std::byte* send, std::byte* recv) override {
-        start(send, recv);
-        wait();
-    }
 
     void start(const std::byte* send, std::byte* recv) override {
         recv_target_ = recv;
@@ -430,31 +466,6 @@ class P2PExecutor final : public CommExecutor {
         }
         run_local(local_, send, recv);
         pending_ = static_cast<int>(reqs_.size());
-    }
-
-    void wait() override {
-        while (pending_ > 0) {
-            int index = MPI_UNDEFINED;
-            check_mpi(MPI_Waitany(static_cast<int>(reqs_.size()), reqs_.data(), &index,
-                                  MPI_STATUS_IGNORE),
-                      "MPI_Waitany");
-            if (index == MPI_UNDEFINED) break;
-            arrived(index);
-        }
-        pending_ = 0;
-    }
-
-    bool test() override {
-        int count = 0;
-        if (pending_ > 0) {
-            check_mpi(MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &count,
-                                   done_.data(), MPI_STATUSES_IGNORE),
-                      "MPI_Testsome");
-            if (count == MPI_UNDEFINED) pending_ = 0;
-            for (int i = 0; i < count && count != MPI_UNDEFINED; ++i)
-                arrived(done_[static_cast<std::size_t>(i)]);
-        }
-        return pending_ == 0;
     }
 
     void drop_pending() noexcept override {
@@ -510,7 +521,7 @@ class P2PExecutor final : public CommExecutor {
         done_.assign(reqs_.size(), 0);
     }
 
-    void arrived(int index) {
+    void arrived(int index) override {
         --pending_;
         if (static_cast<std::size_t>(index) >= recvs_.size()) return; // a send completed
         const Msg& m = recvs_[static_cast<std::size_t>(index)];
@@ -531,24 +542,16 @@ class P2PExecutor final : public CommExecutor {
     core::Index elem_ = 1;
     std::vector<Msg> sends_, recvs_;
     Scratch sbuf_, rbuf_;
-    std::vector<MPI_Request> reqs_;
-    std::vector<int> done_;
-    int pending_ = 0;
     std::byte* recv_target_ = nullptr;
 };
 
-class SharedExecutor final : public CommExecutor {
+class SharedExecutor final : public RequestExecutor {
   public:
     SharedExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx)
-        : CommExecutor(ctx.comm) {
+        : RequestExecutor(ctx.comm) {
         construct(plan, [&] { build(plan, ctx); });
     }
     ~SharedExecutor() override { release(); }
-
-    void run(const std::byte* send, std::byte* recv) override {
-        start(send, recv);
-        wait();
-    }
 
     void start(const std::byte* send, std::byte* recv) override {
         recv_target_ = recv;
@@ -573,32 +576,6 @@ class SharedExecutor final : public CommExecutor {
         }
         pending_ = static_cast<int>(ns + 2 * nr);
         run_local(local_, send, recv);
-    }
-
-    void wait() override {
-        while (pending_ > 0) {
-            int index = MPI_UNDEFINED;
-            check_mpi(MPI_Waitany(static_cast<int>(reqs_.size()), reqs_.data(), &index,
-                                  MPI_STATUS_IGNORE),
-                      "MPI_Waitany");
-            if (index == MPI_UNDEFINED) break;
-            arrived(index);
-        }
-        pending_ = 0;
-    }
-
-    bool test() override {
-        while (pending_ > 0) {
-            int count = 0;
-            check_mpi(MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &count,
-                                   done_.data(), MPI_STATUSES_IGNORE),
-                      "MPI_Testsome");
-            if (count == MPI_UNDEFINED) pending_ = 0;
-            if (count <= 0) break;
-            for (int i = 0; i < count; ++i)
-                arrived(done_[static_cast<std::size_t>(i)]);
-        }
-        return pending_ == 0;
     }
 
     void drop_pending() noexcept override {
@@ -699,7 +676,7 @@ class SharedExecutor final : public CommExecutor {
 
     // Request slots: ready receives (one per source), done receives, ready
     // sends (one per reader each), done sends (one per source).
-    void arrived(int index) {
+    void arrived(int index) override {
         --pending_;
         const auto i = static_cast<std::size_t>(index);
         if (i >= sources_.size()) return;
@@ -732,9 +709,6 @@ class SharedExecutor final : public CommExecutor {
     std::vector<std::span<std::byte>> own_;
     std::vector<MPI_Win> own_wins_;
     std::vector<SharedBlock*> used_;
-    std::vector<MPI_Request> reqs_;
-    std::vector<int> done_;
-    int pending_ = 0;
     int mine_ = -1;
     std::byte* recv_target_ = nullptr;
 };
