@@ -623,6 +623,27 @@ class SharedExecutor final : public RequestExecutor {
         }
         std::vector<core::Index> sizes;
         const std::vector<std::byte> all = allgather_bytes(comm_, w.bytes(), sizes);
+        // Read the senders' tables; any failure here is agreed below, so
+        // that no process leaves the collective calls early.
+        Status st = capture([&] { read_sources(plan, ctx, all, sizes, why); });
+        if (ctx.shared_needs_peers) { // collective on every process, whatever `why` holds
+            int peers = sources_.empty() && readers_.empty() ? 0 : 1;
+            check_mpi(MPI_Allreduce(MPI_IN_PLACE, &peers, 1, MPI_INT, MPI_MAX, comm_),
+                      "MPI_Allreduce");
+            if (!peers && why.empty()) why = "no process reads from another";
+        }
+        if (!st.failed() && !why.empty()) st = {core::Errc::buffer, "strategy SHARED: " + why};
+        agree(comm_, st);
+        reqs_.assign(sources_.size() * 2 + readers_.size() * 2, MPI_REQUEST_NULL);
+        done_.assign(reqs_.size(), 0);
+    }
+
+    // For each sender this process reads from: its ring in this address
+    // space, from the table it published (world rank, ring size, then key,
+    // offset and bytes per buffer). Sets `why` when a buffer is out of reach.
+    void read_sources(const core::LocalPlan& plan, const ExecutorContext& ctx,
+                      const std::vector<std::byte>& all, const std::vector<core::Index>& sizes,
+                      std::string& why) {
         std::vector<std::size_t> at(sizes.size() + 1, 0);
         for (std::size_t r = 0; r < sizes.size(); ++r)
             at[r + 1] = at[r] + static_cast<std::size_t>(sizes[r]);
@@ -650,23 +671,13 @@ class SharedExecutor final : public RequestExecutor {
                 const auto node = static_cast<std::size_t>(pos - blk->world.begin());
                 const std::byte* base = blk->bases[node] + off;
                 if (!within(base, bytes, blk->bases[node], blk->sizes[node]))
-                    core::fail(core::Errc::internal, "published buffer outside its segment");
+                    core::fail(core::Errc::internal, "a published buffer lies outside its segment");
                 src.ring.push_back(base);
                 src.wins.push_back(blk->win);
                 use(blk);
             }
             sources_.push_back(std::move(src));
         }
-        if (ctx.shared_needs_peers) { // collective on every process, whatever `why` holds
-            int peers = sources_.empty() && readers_.empty() ? 0 : 1;
-            check_mpi(MPI_Allreduce(MPI_IN_PLACE, &peers, 1, MPI_INT, MPI_MAX, comm_),
-                      "MPI_Allreduce");
-            if (!peers && why.empty()) why = "no process reads from another";
-        }
-        agree(comm_,
-              why.empty() ? Status{} : Status{core::Errc::buffer, "strategy SHARED: " + why});
-        reqs_.assign(sources_.size() * 2 + readers_.size() * 2, MPI_REQUEST_NULL);
-        done_.assign(reqs_.size(), 0);
     }
 
     void use(SharedBlock* b) {

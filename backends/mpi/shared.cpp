@@ -3,6 +3,7 @@
 #include "runtime.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -70,9 +71,8 @@ void build(SharedBlock& b, MPI_Comm work, Index bytes) {
     // not align the segment of a lone process). A page's offset in memory is
     // the same in every address space, so every process rounds alike.
     void* base = nullptr;
-    const int rc = MPI_Win_allocate_shared(
-        static_cast<MPI_Aint>(core::checked_add(bytes, page, "DRI_Alloc_mem size")), 1, info,
-        b.node, &base, &b.win);
+    const int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes + page), 1, info, b.node,
+                                           &base, &b.win);
     MPI_Info_free(&info);
     check_mpi(rc, "MPI_Win_allocate_shared");
     count_handle(+1);
@@ -127,6 +127,9 @@ void* shared_alloc(MPI_Comm comm, Index bytes, const Status& pre) {
     agree(work.c, pre.failed() ? pre : capture([&] {
               if (bytes < 0)
                   core::fail(Errc::arg, "DRI_Alloc_mem: negative size " + std::to_string(bytes));
+              if (bytes > INT64_MAX - page)
+                  core::fail(Errc::overflow,
+                             "DRI_Alloc_mem: " + std::to_string(bytes) + " bytes do not fit");
           }));
     // One key per call, the same on every process of it.
     unsigned long long key = 0;
@@ -140,8 +143,12 @@ void* shared_alloc(MPI_Comm comm, Index bytes, const Status& pre) {
     b->key = key;
     check_mpi(MPI_Comm_size(work.c, &b->comm_size), "MPI_Comm_size");
     const Status built = capture([&] { build(*b, work.c, bytes); });
-    if (built.failed()) release(*b);
-    agree(work.c, built);
+    try {
+        agree(work.c, built);
+    } catch (const core::Error&) {
+        release(*b); // on every process, as the window was made
+        throw;
+    }
     std::lock_guard<std::mutex> lock(mutex);
     next_key = key + 1;
     void* p = b->base;
