@@ -275,7 +275,7 @@ SharedMemory::SharedMemory(SharedMemory&& o) noexcept
 
 SharedMemory& SharedMemory::operator=(SharedMemory&& o) noexcept {
     if (this != &o) {
-        this->~SharedMemory();
+        release();
         comm_ = std::exchange(o.comm_, MPI_COMM_NULL);
         base_ = std::exchange(o.base_, nullptr);
         size_ = std::exchange(o.size_, 0);
@@ -290,13 +290,17 @@ void SharedMemory::free() {
     size_ = 0;
 }
 
-SharedMemory::~SharedMemory() {
-    if (!base_ || !detail::is_initialized()) return;
+void SharedMemory::release() noexcept {
+    if (!base_ || !detail::is_initialized()) return; // DRI_Finalize freed it
     try {
         free();
     } catch (const Error&) {
-        // Destructors cannot report; free() explicitly to see errors.
+        // Cannot report from here; call free() to see errors.
     }
+}
+
+SharedMemory::~SharedMemory() {
+    release();
 }
 
 Transfer corner_turn(MPI_Comm comm, Index nrows, Index ncols, Type type,

@@ -351,8 +351,10 @@ class Transfer {
 /// there let Strategy::shared copy every byte once, receivers reading
 /// straight from their senders' buffers. A contiguous range of bytes, usable
 /// as a transfer buffer like any container. Construction, free() and the
-/// destructor are collective over the communicator (each process may ask a
-/// different size); the destructor ignores errors, free() throws them.
+/// destructor are collective over the communicator, which must outlive the
+/// object (each process may ask a different size); the destructor ignores
+/// errors, free() throws them. A transfer using the memory must be destroyed
+/// first: declare the memory before the transfer.
 class SharedMemory {
   public:
     SharedMemory(MPI_Comm comm, std::size_t bytes);
@@ -371,6 +373,7 @@ class SharedMemory {
     }
 
   private:
+    void release() noexcept;
     MPI_Comm comm_ = MPI_COMM_NULL;
     std::byte* base_ = nullptr;
     std::size_t size_ = 0;

@@ -307,3 +307,53 @@ TEST_CASE("the corner-turn convenience call: exact data over a buffer ring, erro
     CHECK(c2 == dri::Errc::type);
     CHECK(same_everywhere(c2));
 }
+
+TEST_CASE("dri::SharedMemory: moves, explicit free, and a SHARED transfer over a moved ring") {
+    const int w = world_size(), me = world_rank();
+    dri::SharedMemory a(MPI_COMM_WORLD, 4096), b(MPI_COMM_WORLD, 64 * static_cast<std::size_t>(me));
+    CHECK(a.size() == 4096);
+    CHECK(a.as<double>().size() == 512);
+    std::byte* const pa = a.data();
+    dri::SharedMemory c = std::move(a); // a is empty now
+    CHECK((a.data() == nullptr && c.data() == pa));
+    c = std::move(b); // frees c's old memory (collective), takes b's
+    CHECK(b.data() == nullptr);
+    CHECK(c.size() == 64 * static_cast<std::size_t>(me));
+    CHECK(code_of([&] { a.free(); }) == dri::Errc::state);
+    c.free();
+    CHECK(code_of([&] { c.free(); }) == dri::Errc::state);
+
+    // A 2-buffer ring in shared memory, moved into a vector, drives a SHARED
+    // clique transfer; AUTO picks SHARED only when processes read each other.
+    const dri::GlobalData gd({12, 8}, dri::Type::int32);
+    const dri::Group g(MPI_COMM_WORLD);
+    const dri::Distribution rows(gd, dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}),
+                                 g),
+        cols(gd, dri::Partition({dri::DimPart::whole(), dri::DimPart::block()}), g);
+    const dri::Layout packed = dri::Layout::packed(2), trans = dri::Layout::ordered({1, 0});
+    const auto sb = rows.block(packed), rb = cols.block(trans);
+    std::vector<dri::SharedMemory> ring;
+    for (int i = 0; i < 2; ++i)
+        ring.emplace_back(MPI_COMM_WORLD, static_cast<std::size_t>(sb.bytes));
+    std::vector<std::vector<int>> out(2, std::vector<int>(static_cast<std::size_t>(rb.elements())));
+    dri::Transfer t("shared ring");
+    t.send(rows, packed, ring);
+    t.recv(cols, trans, out);
+    t.commit();
+    CHECK(t.chosen_strategy() == (w > 1 ? dri::Strategy::shared : dri::Strategy::p2p));
+    for (int f = 0; f < 4; ++f) {
+        auto in = ring[static_cast<std::size_t>(f % 2)].as<int>();
+        for (dri::Index i = 0; i < sb.local_extent[0]; ++i)
+            for (dri::Index j = 0; j < 8; ++j)
+                in[static_cast<std::size_t>(i * 8 + j)] =
+                    static_cast<int>((sb.owned_first[0] + i) * 10 + j + 1000 * f);
+        t.execute();
+        int wrong = 0;
+        const auto& o = out[static_cast<std::size_t>(f % 2)];
+        for (dri::Index j = 0; j < rb.local_extent[1]; ++j)
+            for (dri::Index i = 0; i < 12; ++i)
+                wrong += o[static_cast<std::size_t>(j * 12 + i)] !=
+                         static_cast<int>(i * 10 + rb.owned_first[1] + j + 1000 * f);
+        CHECK(wrong == 0);
+    }
+}
