@@ -4,7 +4,7 @@
 #include "shared.hpp"
 #include "spec.hpp"
 
-#include <climits>
+#include <cstdint>
 #include <new>
 #include <utility>
 

@@ -428,6 +428,7 @@ void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const
                   for (int r : n.ranks[1])
                       ctx.recv_rank.push_back(position(n.participants, r));
                   if (t.send) ctx.send_buffers = t.send->buffers;
+                  ctx.shared_needs_peers = first_applicable(n.strategy);
                   Built& b = built[name];
                   const std::vector<Strategy> kinds = candidates(n.strategy);
                   for (std::size_t k = 0; k < kinds.size(); ++k) {
@@ -436,7 +437,6 @@ void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const
                       b.comms.push_back(c);
                       c = MPI_COMM_NULL; // the executor owns it now, even if it fails
                       std::unique_ptr<Executor> e;
-                      ctx.shared_needs_peers = first_applicable(n.strategy);
                       try {
                           e = make_executor(kinds[k], plan, ctx);
                       } catch (const core::Error& err) {

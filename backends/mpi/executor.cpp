@@ -74,6 +74,9 @@ class CommExecutor : public Executor {
         r = MPI_REQUEST_NULL;
     }
 
+    // Bytes per element (the plan's, kept with the local part).
+    core::Index elem_size() const { return local_.elem_size; }
+
     MPI_Comm comm_;
     core::LocalPlan local_;
 };
@@ -271,7 +274,7 @@ class PackedExecutor final : public CommExecutor {
 
     void start(const std::byte* send, std::byte* recv) override {
         for (const Peer& p : sends_)
-            pack_all(send, p.regions, elem_, sbuf_.get() + p.offset);
+            pack_all(send, p.regions, elem_size(), sbuf_.get() + p.offset);
         recv_target_ = recv;
         if (!stypes_.empty()) {
             check_mpi(MPI_Ialltoallw(sbuf_.get(), sones_.data(), zeros_.data(), stypes_.data(),
@@ -324,7 +327,6 @@ class PackedExecutor final : public CommExecutor {
     // Per rank of the communicator: the bytes exchanged and where they sit in
     // scratch; then the arguments of the collective that moves them.
     void build(const core::LocalPlan& plan, const ExecutorContext& ctx) {
-        elem_ = plan.elem_size;
         int n = 0;
         check_mpi(MPI_Comm_size(comm_, &n), "MPI_Comm_size");
         const auto un = static_cast<std::size_t>(n);
@@ -336,7 +338,7 @@ class PackedExecutor final : public CommExecutor {
             for (const core::PeerRegions& p : msgs) {
                 const auto rank =
                     static_cast<std::size_t>(ranks.at(static_cast<std::size_t>(p.peer)));
-                bytes[rank] = total_bytes(p.regions, elem_);
+                bytes[rank] = total_bytes(p.regions, elem_size());
                 offs[rank] = off;
                 peers.push_back({off, p.regions});
                 off = core::checked_add(off, bytes[rank], "scratch size");
@@ -377,7 +379,7 @@ class PackedExecutor final : public CommExecutor {
 
     void finish() {
         for (const Peer& p : recvs_)
-            unpack_all(rbuf_.get() + p.offset, p.regions, elem_, recv_target_);
+            unpack_all(rbuf_.get() + p.offset, p.regions, elem_size(), recv_target_);
     }
 
     void release_more() noexcept override {
@@ -386,7 +388,6 @@ class PackedExecutor final : public CommExecutor {
         owned_.clear();
     }
 
-    core::Index elem_ = 1;
     std::vector<Peer> sends_, recvs_;
     std::vector<Count> scounts_, rcounts_;
     std::vector<Displ> sdispls_, rdispls_;
@@ -459,7 +460,7 @@ class P2PExecutor final : public RequestExecutor {
         for (const Msg& m : sends_) {
             const std::byte* at = send + m.offset;
             if (m.route == Route::packed) {
-                pack_all(send, m.regions, elem_, sbuf_.get() + m.offset);
+                pack_all(send, m.regions, elem_size(), sbuf_.get() + m.offset);
                 at = sbuf_.get() + m.offset;
             }
             check_mpi(send_bytes(at, m.bytes, m.type, m.rank, comm_, &reqs_[k++]), "MPI_Isend");
@@ -485,7 +486,6 @@ class P2PExecutor final : public RequestExecutor {
     };
 
     void build(const core::LocalPlan& plan, const ExecutorContext& ctx) {
-        elem_ = plan.elem_size;
         int me = 0;
         check_mpi(MPI_Comm_rank(comm_, &me), "MPI_Comm_rank");
         core::Index soff = 0, roff = 0;
@@ -493,11 +493,11 @@ class P2PExecutor final : public RequestExecutor {
             Msg m;
             m.rank = is_send ? ctx.recv_rank.at(static_cast<std::size_t>(p.peer))
                              : ctx.send_rank.at(static_cast<std::size_t>(p.peer));
-            m.bytes = total_bytes(p.regions, elem_);
-            m.route = route_of(p.regions, elem_, is_send, &m.offset);
+            m.bytes = total_bytes(p.regions, elem_size());
+            m.route = route_of(p.regions, elem_size(), is_send, &m.offset);
             if (m.route == Route::datatype)
-                m.type =
-                    regions_datatype(p.regions, is_send ? SideOf::sender : SideOf::receiver, elem_);
+                m.type = regions_datatype(p.regions, is_send ? SideOf::sender : SideOf::receiver,
+                                          elem_size());
             if (m.route == Route::packed) {
                 m.offset = scratch;
                 scratch = core::checked_add(scratch, (m.bytes + 63) / 64 * 64, "scratch size");
@@ -526,7 +526,7 @@ class P2PExecutor final : public RequestExecutor {
         if (static_cast<std::size_t>(index) >= recvs_.size()) return; // a send completed
         const Msg& m = recvs_[static_cast<std::size_t>(index)];
         if (m.route == Route::packed)
-            unpack_all(rbuf_.get() + m.offset, m.regions, elem_, recv_target_);
+            unpack_all(rbuf_.get() + m.offset, m.regions, elem_size(), recv_target_);
     }
 
     void release_more() noexcept override {
@@ -539,7 +539,6 @@ class P2PExecutor final : public RequestExecutor {
             m.type.reset();
     }
 
-    core::Index elem_ = 1;
     std::vector<Msg> sends_, recvs_;
     Scratch sbuf_, rbuf_;
     std::byte* recv_target_ = nullptr;
@@ -597,7 +596,6 @@ class SharedExecutor final : public RequestExecutor {
     };
 
     void build(const core::LocalPlan& plan, const ExecutorContext& ctx) {
-        elem_ = plan.elem_size;
         int world = 0;
         check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &world), "MPI_Comm_rank");
         // Publish where each buffer of the ring lives: (allocation key,
@@ -616,11 +614,10 @@ class SharedExecutor final : public RequestExecutor {
             own_wins_.push_back(blk ? blk->win : MPI_WIN_NULL);
             if (blk) use(blk);
         }
-        for (const core::PeerRegions& p : plan.sends) {
+        for (const core::PeerRegions& p : plan.sends)
             readers_.push_back(ctx.recv_rank.at(static_cast<std::size_t>(p.peer)));
-            if (why.empty() && std::count(own_wins_.begin(), own_wins_.end(), MPI_WIN_NULL) > 0)
-                why = "a send buffer was not allocated by DRI_Alloc_mem";
-        }
+        if (!readers_.empty() && std::count(own_wins_.begin(), own_wins_.end(), MPI_WIN_NULL) > 0)
+            why = "a send buffer was not allocated by DRI_Alloc_mem";
         std::vector<core::Index> sizes;
         const std::vector<std::byte> all = allgather_bytes(comm_, w.bytes(), sizes);
         // Read the senders' tables; any failure here is agreed below, so
@@ -697,7 +694,7 @@ class SharedExecutor final : public RequestExecutor {
         const auto b = static_cast<std::size_t>(src.ready);
         check_mpi(MPI_Win_sync(src.wins[b]), "MPI_Win_sync");
         for (const core::Region& reg : src.regions)
-            core::copy_region(src.ring[b], recv_target_, reg, elem_);
+            core::copy_region(src.ring[b], recv_target_, reg, elem_size());
         check_mpi(MPI_Win_sync(src.wins[b]), "MPI_Win_sync");
         const std::size_t slot = sources_.size() + 2 * readers_.size() + i;
         check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, src.rank, done_tag, comm_, &reqs_[slot]),
@@ -714,7 +711,6 @@ class SharedExecutor final : public RequestExecutor {
         used_.clear();
     }
 
-    core::Index elem_ = 1;
     std::vector<Source> sources_;
     std::vector<int> readers_;
     std::vector<std::span<std::byte>> own_;
