@@ -18,9 +18,9 @@
 // over the median time; "vs best MPI" is the best non-DRI median over the method's.
 #include <dri/dri.hpp>
 
-#include "plan.hpp"
+#include "core/plan.hpp"
+#include "core/spec.hpp"
 #include "simulate.hpp"
-#include "spec.hpp"
 #include "to_api.hpp"
 
 #include <algorithm>

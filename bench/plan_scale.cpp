@@ -9,9 +9,9 @@
 // clique (every process sends and receives). Heap use is counted by this
 // program's operator new/delete, so the figure is the planner's own memory,
 // not the process's resident set.
-#include "distribution.hpp"
-#include "layout.hpp"
-#include "plan.hpp"
+#include "core/distribution.hpp"
+#include "core/layout.hpp"
+#include "core/plan.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -5,8 +5,8 @@
 // With --svg FILE (1-D and 2-D data) it also draws the plan: the senders'
 // blocks, the receivers' blocks (stored overlap dashed) and every piece
 // that moves, coloured by sender and outlined by receiver.
-#include "plan.hpp"
-#include "spec.hpp"
+#include "core/plan.hpp"
+#include "core/spec.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -24,6 +24,13 @@
 extern "C" {
 #endif
 
+/** Marks what libdri exports: everything else in the library is hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DRI_API __attribute__((visibility("default")))
+#else
+#define DRI_API
+#endif
+
 #define DRI_VERSION_MAJOR 0
 #define DRI_VERSION_MINOR 1
 
@@ -143,54 +150,55 @@ typedef struct DRI_Layout_s* DRI_Layout;
 typedef struct DRI_Transfer_s* DRI_Transfer;
 
 /* ---- init / finalize / errors ------------------------------------------ */
-int DRI_Init(void);     /**< after MPI_Init */
-int DRI_Finalize(void); /**< before MPI_Finalize; frees every object still alive */
-int DRI_Initialized(int* flag);
+DRI_API int DRI_Init(void);     /**< after MPI_Init */
+DRI_API int DRI_Finalize(void); /**< before MPI_Finalize; frees every object still alive */
+DRI_API int DRI_Initialized(int* flag);
 /** Description of an error code (static string, never NULL). */
-const char* DRI_Error_string(int code);
+DRI_API const char* DRI_Error_string(int code);
 /** Detailed message of the calling thread's last failed call ("" if none). */
-const char* DRI_Last_error_message(void);
+DRI_API const char* DRI_Last_error_message(void);
 
 /* ---- global data --------------------------------------------------------- */
-int DRI_Globaldata_create(int ndims, const DRI_Index extents[], DRI_Datatype type,
-                          DRI_Globaldata* gdo);
-int DRI_Globaldata_create_record(int ndims, const DRI_Index extents[], DRI_Index record_bytes,
-                                 DRI_Globaldata* gdo);
-int DRI_Globaldata_get(DRI_Globaldata gdo, int* ndims, DRI_Index extents[DRI_MAX_DIMS],
-                       DRI_Index* elem_bytes);
-int DRI_Globaldata_destroy(DRI_Globaldata* gdo);
+DRI_API int DRI_Globaldata_create(int ndims, const DRI_Index extents[], DRI_Datatype type,
+                                  DRI_Globaldata* gdo);
+DRI_API int DRI_Globaldata_create_record(int ndims, const DRI_Index extents[],
+                                         DRI_Index record_bytes, DRI_Globaldata* gdo);
+DRI_API int DRI_Globaldata_get(DRI_Globaldata gdo, int* ndims, DRI_Index extents[DRI_MAX_DIMS],
+                               DRI_Index* elem_bytes);
+DRI_API int DRI_Globaldata_destroy(DRI_Globaldata* gdo);
 
 /* ---- partition ------------------------------------------------------------- */
-int DRI_Partition_create(int ndims, const DRI_Dimpart parts[], DRI_Partition* part);
+DRI_API int DRI_Partition_create(int ndims, const DRI_Dimpart parts[], DRI_Partition* part);
 /** From the text notation of docs/concepts.md, e.g. "block,whole~0:2:wrap". */
-int DRI_Partition_create_spec(const char* spec, DRI_Partition* part);
-int DRI_Partition_destroy(DRI_Partition* part);
+DRI_API int DRI_Partition_create_spec(const char* spec, DRI_Partition* part);
+DRI_API int DRI_Partition_destroy(DRI_Partition* part);
 
 /* ---- group ----------------------------------------------------------------- */
 /** The processes ranks[0..n-1] of `parent` (all of them when ranks is NULL),
  * in that order. Local call. */
-int DRI_Group_create(MPI_Comm parent, int n, const int ranks[], DRI_Group* group);
-int DRI_Group_size(DRI_Group group, int* size);
+DRI_API int DRI_Group_create(MPI_Comm parent, int n, const int ranks[], DRI_Group* group);
+DRI_API int DRI_Group_size(DRI_Group group, int* size);
 /** The caller's index in the group, or -1. */
-int DRI_Group_index(DRI_Group group, int* index);
-int DRI_Group_destroy(DRI_Group* group);
+DRI_API int DRI_Group_index(DRI_Group group, int* index);
+DRI_API int DRI_Group_destroy(DRI_Group* group);
 
 /* ---- distribution ------------------------------------------------------------ */
 /** Collective over the group's processes; every member must pass the same
  * global data and partition (else DRI_ERR_INCONSISTENT on every member). */
-int DRI_Distribution_create(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
-                            DRI_Distribution* dist);
+DRI_API int DRI_Distribution_create(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
+                                    DRI_Distribution* dist);
 /** Process counts per dimension (ndims entries). */
-int DRI_Distribution_grid(DRI_Distribution dist, int grid[DRI_MAX_DIMS]);
-int DRI_Distribution_destroy(DRI_Distribution* dist);
+DRI_API int DRI_Distribution_grid(DRI_Distribution dist, int grid[DRI_MAX_DIMS]);
+DRI_API int DRI_Distribution_destroy(DRI_Distribution* dist);
 
 /* ---- layout ------------------------------------------------------------------ */
 /** order: dimensions slowest first ({0,1} row-major, {1,0} column-contiguous);
  * pad: extra elements per dimension, or NULL. */
-int DRI_Layout_create(int ndims, const int order[], const DRI_Index pad[], DRI_Layout* layout);
+DRI_API int DRI_Layout_create(int ndims, const int order[], const DRI_Index pad[],
+                              DRI_Layout* layout);
 /** Explicit element strides, checked against each block's extents. */
-int DRI_Layout_create_strided(int ndims, const DRI_Index strides[], DRI_Layout* layout);
-int DRI_Layout_destroy(DRI_Layout* layout);
+DRI_API int DRI_Layout_create_strided(int ndims, const DRI_Index strides[], DRI_Layout* layout);
+DRI_API int DRI_Layout_destroy(DRI_Layout* layout);
 
 /* ---- block information (before any buffer exists) ---------------------------- */
 typedef struct DRI_Blockinfo {
@@ -209,14 +217,15 @@ typedef struct DRI_Blockinfo {
 } DRI_Blockinfo;
 
 /** The calling process's block. */
-int DRI_Blockinfo_get(DRI_Distribution dist, DRI_Layout layout, DRI_Blockinfo* info);
+DRI_API int DRI_Blockinfo_get(DRI_Distribution dist, DRI_Layout layout, DRI_Blockinfo* info);
 /** The block of group index `index`. */
-int DRI_Blockinfo_get_index(DRI_Distribution dist, DRI_Layout layout, int index,
-                            DRI_Blockinfo* info);
+DRI_API int DRI_Blockinfo_get_index(DRI_Distribution dist, DRI_Layout layout, int index,
+                                    DRI_Blockinfo* info);
 /** Segment k (block-cyclic) of group index `index` along `dim`. */
-int DRI_Blockinfo_segment(DRI_Distribution dist, int index, int dim, DRI_Index k,
-                          DRI_Index* owned_first, DRI_Index* owned_last, DRI_Index* stored_first,
-                          DRI_Index* stored_last, DRI_Index* local_start);
+DRI_API int DRI_Blockinfo_segment(DRI_Distribution dist, int index, int dim, DRI_Index k,
+                                  DRI_Index* owned_first, DRI_Index* owned_last,
+                                  DRI_Index* stored_first, DRI_Index* stored_last,
+                                  DRI_Index* local_start);
 
 /* ---- transfer ------------------------------------------------------------------ */
 typedef enum DRI_Strategy {
@@ -231,13 +240,13 @@ typedef enum DRI_Strategy {
 
 /** A named transfer; the caller then declares its role(s) with
  * DRI_Transfer_send and/or DRI_Transfer_recv. Local call. */
-int DRI_Transfer_create(const char* name, DRI_Transfer* xfer);
+DRI_API int DRI_Transfer_create(const char* name, DRI_Transfer* xfer);
 /** Sender role: distribution, layout and nbuf >= 1 buffers of sizes[i] bytes. */
-int DRI_Transfer_send(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layout, int nbuf,
-                      void* const buffers[], const DRI_Index sizes[]);
+DRI_API int DRI_Transfer_send(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layout, int nbuf,
+                              void* const buffers[], const DRI_Index sizes[]);
 /** Receiver role, same arguments. A process may be both (clique). */
-int DRI_Transfer_recv(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layout, int nbuf,
-                      void* const buffers[], const DRI_Index sizes[]);
+DRI_API int DRI_Transfer_recv(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layout, int nbuf,
+                              void* const buffers[], const DRI_Index sizes[]);
 /** Convenience for the common case: the corner turn of an nrows x ncols
  * matrix over every process of comm. Senders hold row blocks with rows
  * contiguous (row-major), receivers column blocks with columns contiguous
@@ -246,14 +255,14 @@ int DRI_Transfer_recv(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layou
  * allocate in `bytes`) before any buffer exists; DRI_Corner_turn_create
  * declares and commits the transfer with nbuf buffers per side (cycled by
  * DRI_Do). Any error is returned on every process and creates nothing. */
-int DRI_Corner_turn_blocks(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_Datatype type,
-                           DRI_Blockinfo* send, DRI_Blockinfo* recv);
-int DRI_Corner_turn_create(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_Datatype type,
-                           int nbuf, void* const send_buffers[], const DRI_Index send_sizes[],
-                           void* const recv_buffers[], const DRI_Index recv_sizes[],
-                           DRI_Transfer* xfer);
+DRI_API int DRI_Corner_turn_blocks(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols,
+                                   DRI_Datatype type, DRI_Blockinfo* send, DRI_Blockinfo* recv);
+DRI_API int DRI_Corner_turn_create(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols,
+                                   DRI_Datatype type, int nbuf, void* const send_buffers[],
+                                   const DRI_Index send_sizes[], void* const recv_buffers[],
+                                   const DRI_Index recv_sizes[], DRI_Transfer* xfer);
 
-int DRI_Transfer_set_strategy(DRI_Transfer xfer, DRI_Strategy strategy);
+DRI_API int DRI_Transfer_set_strategy(DRI_Transfer xfer, DRI_Strategy strategy);
 /** Memory for send buffers that receivers on the same node read directly
  * (DRI_STRATEGY_SHARED: one copy per byte, no MPI message carries data).
  * Collective over comm: each process gets `bytes` of its own (counts may
@@ -261,31 +270,31 @@ int DRI_Transfer_set_strategy(DRI_Transfer xfer, DRI_Strategy strategy);
  * (MPI_Comm_split_type + MPI_Win_allocate_shared), page aligned. Any error
  * is returned on every process. Ordinary memory otherwise: any strategy and
  * any other use may take it. */
-int DRI_Alloc_mem(MPI_Comm comm, DRI_Index bytes, void** base);
+DRI_API int DRI_Alloc_mem(MPI_Comm comm, DRI_Index bytes, void** base);
 /** Collective over the communicator of the allocation, every process passing
  * its own base. Refused everywhere (nothing freed) when a process passes an
  * address DRI_Alloc_mem did not return, the processes name different
  * allocations, or a committed transfer still uses the memory. DRI_Finalize
  * frees what is left. */
-int DRI_Free_mem(MPI_Comm comm, void* base);
+DRI_API int DRI_Free_mem(MPI_Comm comm, void* base);
 /** Collective over every process of `comm` (the parent communicator of the
  * transfers' groups): each passes the transfers it declared (count may be 0).
  * Names are matched, both sides checked, plans built. On any error every
  * process returns an error and no transfer is committed. */
-int DRI_Commit(MPI_Comm comm, int count, DRI_Transfer xfers[]);
+DRI_API int DRI_Commit(MPI_Comm comm, int count, DRI_Transfer xfers[]);
 /** DRI_Commit over the transfer's parent communicator with this one transfer. */
-int DRI_Transfer_commit(DRI_Transfer xfer);
+DRI_API int DRI_Transfer_commit(DRI_Transfer xfer);
 /** One reorganization: senders' current buffer -> receivers' current buffer,
  * then every side advances to its next buffer. Blocking; collective over the
  * transfer's participants. */
-int DRI_Do(DRI_Transfer xfer);
+DRI_API int DRI_Do(DRI_Transfer xfer);
 /** Non-blocking form: start, then wait (or test until done). */
-int DRI_Do_start(DRI_Transfer xfer);
-int DRI_Do_wait(DRI_Transfer xfer);
-int DRI_Do_test(DRI_Transfer xfer, int* done);
+DRI_API int DRI_Do_start(DRI_Transfer xfer);
+DRI_API int DRI_Do_wait(DRI_Transfer xfer);
+DRI_API int DRI_Do_test(DRI_Transfer xfer, int* done);
 /** Index of the buffer the next DRI_Do uses on each side (-1 without that role). */
-int DRI_Transfer_current(DRI_Transfer xfer, int* send_buffer, int* recv_buffer);
-int DRI_Transfer_destroy(DRI_Transfer* xfer);
+DRI_API int DRI_Transfer_current(DRI_Transfer xfer, int* send_buffer, int* recv_buffer);
+DRI_API int DRI_Transfer_destroy(DRI_Transfer* xfer);
 
 #ifdef __cplusplus
 }

@@ -54,7 +54,7 @@ enum class Errc : int {
     internal = DRI_ERR_INTERNAL,
 };
 
-class Error : public std::runtime_error {
+class DRI_API Error : public std::runtime_error {
   public:
     Error(Errc code, const std::string& what) : std::runtime_error(what), code_(code) {}
     Errc code() const noexcept { return code_; }
@@ -97,9 +97,9 @@ enum class Strategy : int {
 
 /// Initialization: after MPI_Init, before MPI_Finalize. finalize() releases
 /// the MPI resources of every object still alive.
-void init();
-void finalize();
-bool initialized();
+DRI_API void init();
+DRI_API void finalize();
+DRI_API bool initialized();
 
 /// Scoped init/finalize.
 class Session {
@@ -120,7 +120,7 @@ struct TransferImpl;
 } // namespace detail
 
 /// Shape and element type of the whole array. Local.
-class GlobalData {
+class DRI_API GlobalData {
   public:
     GlobalData(std::vector<Index> extents, Type type);
     static GlobalData record(std::vector<Index> extents, Index record_bytes);
@@ -191,7 +191,7 @@ struct DimPart {
     }
 };
 
-class Partition {
+class DRI_API Partition {
   public:
     explicit Partition(std::vector<DimPart> dims);
     /// Text notation of docs/concepts.md, e.g. "block,whole~0:2:wrap".
@@ -209,7 +209,7 @@ class Partition {
 };
 
 /// An ordered set of processes of a parent communicator. Local.
-class Group {
+class DRI_API Group {
   public:
     /// All processes of `parent`, in rank order.
     explicit Group(MPI_Comm parent = MPI_COMM_WORLD);
@@ -231,7 +231,7 @@ class Group {
 };
 
 /// How one process stores its block. Local.
-class Layout {
+class DRI_API Layout {
   public:
     /// Row-major packed.
     static Layout packed(int ndims);
@@ -270,7 +270,7 @@ struct BlockInfo {
 
 /// Global data + partition + group. Created collectively by the group's
 /// processes, which must all pass the same global data and partition.
-class Distribution {
+class DRI_API Distribution {
   public:
     Distribution(const GlobalData& gdo, const Partition& part, const Group& group);
 
@@ -291,7 +291,7 @@ class Distribution {
 };
 
 /// A named, planned reorganization.
-class Transfer {
+class DRI_API Transfer {
   public:
     explicit Transfer(std::string name);
 
@@ -355,7 +355,7 @@ class Transfer {
 /// object (each process may ask a different size); the destructor ignores
 /// errors, free() throws them. A transfer using the memory must be destroyed
 /// first: declare the memory before the transfer.
-class SharedMemory {
+class DRI_API SharedMemory {
   public:
     SharedMemory(MPI_Comm comm, std::size_t bytes);
     SharedMemory(SharedMemory&& o) noexcept;
@@ -386,11 +386,11 @@ class SharedMemory {
 struct CornerTurnBlocks {
     BlockInfo send, recv; ///< this process's blocks: sizes to allocate in .bytes
 };
-CornerTurnBlocks corner_turn_blocks(MPI_Comm comm, Index nrows, Index ncols, Type type);
+DRI_API CornerTurnBlocks corner_turn_blocks(MPI_Comm comm, Index nrows, Index ncols, Type type);
 /// A committed transfer over the given buffer rings (same count on both sides).
-Transfer corner_turn(MPI_Comm comm, Index nrows, Index ncols, Type type,
-                     std::span<const std::span<std::byte>> send_buffers,
-                     std::span<const std::span<std::byte>> recv_buffers);
+DRI_API Transfer corner_turn(MPI_Comm comm, Index nrows, Index ncols, Type type,
+                             std::span<const std::span<std::byte>> send_buffers,
+                             std::span<const std::span<std::byte>> recv_buffers);
 template <class SendBuffers, class RecvBuffers>
 Transfer corner_turn(MPI_Comm comm, Index nrows, Index ncols, Type type, SendBuffers&& send,
                      RecvBuffers&& recv) {
@@ -406,7 +406,7 @@ Transfer corner_turn(MPI_Comm comm, Index nrows, Index ncols, Type type, SendBuf
 /// Commits several transfers at once. Collective over `comm`: every process
 /// passes the transfers it declared (possibly none); names are matched across
 /// processes. On error every process throws and nothing is committed.
-void commit(MPI_Comm comm, std::span<Transfer* const> transfers);
+DRI_API void commit(MPI_Comm comm, std::span<Transfer* const> transfers);
 inline void commit(MPI_Comm comm, std::initializer_list<Transfer*> transfers) {
     commit(comm, std::span<Transfer* const>(transfers.begin(), transfers.size()));
 }

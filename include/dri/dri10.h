@@ -81,25 +81,25 @@ typedef enum DRI_Reorgtype {
 /** Declares this process's `type` role in the reorganization `name` with
  * `nbufs` library-allocated buffers (64-byte aligned) of the block's size
  * under `layout`. Local. */
-int DRI_Reorg_create(DRI_Reorgtype type, const char* name, DRI_Distribution dist, DRI_Layout layout,
-                     int nbufs, DRI_Reorg* reorg);
+DRI_API int DRI_Reorg_create(DRI_Reorgtype type, const char* name, DRI_Distribution dist,
+                             DRI_Layout layout, int nbufs, DRI_Reorg* reorg);
 /** Connects the role; the last role this process declared under the name
  * commits the reorganization (collective, see above). */
-int DRI_Reorg_connect(DRI_Reorg reorg);
+DRI_API int DRI_Reorg_connect(DRI_Reorg reorg);
 /** The next send buffer to fill (a DRI_SEND role). */
-int DRI_Reorg_get_sendbuf(DRI_Reorg reorg, void** buffer);
+DRI_API int DRI_Reorg_get_sendbuf(DRI_Reorg reorg, void** buffer);
 /** Hands the filled send buffer back and starts the frame; sets *buffer to NULL. */
-int DRI_Reorg_put_sendbuf(DRI_Reorg reorg, void** buffer);
+DRI_API int DRI_Reorg_put_sendbuf(DRI_Reorg reorg, void** buffer);
 /** Waits for the frame and returns the buffer holding it (a DRI_RECV role). */
-int DRI_Reorg_get_recvbuf(DRI_Reorg reorg, void** buffer);
+DRI_API int DRI_Reorg_get_recvbuf(DRI_Reorg reorg, void** buffer);
 /** Releases the receive buffer got last; sets *buffer to NULL. */
-int DRI_Reorg_put_recvbuf(DRI_Reorg reorg, void** buffer);
+DRI_API int DRI_Reorg_put_recvbuf(DRI_Reorg reorg, void** buffer);
 /** Finishes a frame in flight; the role can no longer get or put buffers. */
-int DRI_Reorg_disconnect(DRI_Reorg reorg);
+DRI_API int DRI_Reorg_disconnect(DRI_Reorg reorg);
 /** Frees the role (and, with the name's last role, its buffers); sets *reorg to NULL. */
-int DRI_Reorg_destroy(DRI_Reorg* reorg);
+DRI_API int DRI_Reorg_destroy(DRI_Reorg* reorg);
 /** The role's block: extents, owned ranges, strides and bytes per buffer. */
-int DRI_Reorg_blockinfo(DRI_Reorg reorg, DRI_Blockinfo* info);
+DRI_API int DRI_Reorg_blockinfo(DRI_Reorg reorg, DRI_Blockinfo* info);
 
 #ifdef __cplusplus
 }

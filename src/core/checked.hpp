@@ -3,7 +3,7 @@
 // and never undefined behaviour.
 #pragma once
 
-#include "error.hpp"
+#include "core/error.hpp"
 
 #include <cstdint>
 #include <string_view>

@@ -16,7 +16,7 @@
 //   segments there; its local array is the product over dimensions.
 #pragma once
 
-#include "partition.hpp"
+#include "core/partition.hpp"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "layout.hpp"
+#include "core/layout.hpp"
 
 #include <algorithm>
 #include <numeric>

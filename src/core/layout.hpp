@@ -11,7 +11,7 @@
 // extents gives a LocalLayout, the index -> byte offset map.
 #pragma once
 
-#include "shape.hpp"
+#include "core/shape.hpp"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "partition.hpp"
+#include "core/partition.hpp"
 
 #include <algorithm>
 
@@ -50,6 +50,24 @@ DimPartition DimPartition::explicit_ranges(std::vector<Range> ranges) {
 namespace {
 std::string dim_name(std::size_t d) {
     return "dimension " + std::to_string(d);
+}
+
+// Range i of an explicit partition: not reversed (an empty range is
+// [k, k-1]), and inside [0, extent - 1] when the extent is known.
+void check_range(const Range& r, std::size_t i, const std::string& where,
+                 std::optional<Index> extent) {
+    const std::string text = "range " + std::to_string(i) + " [" + std::to_string(r.first) + ", " +
+                             std::to_string(r.last) + "]";
+    const bool empty = r.first > std::numeric_limits<Index>::min() && r.last == r.first - 1;
+    if (!empty && r.last < r.first)
+        fail(Errc::partition,
+             where + text + " is reversed (first > last; an empty range is [k, k-1])");
+    if (r.first < 0) fail(Errc::partition, where + text + " starts below 0");
+    if (!extent) return;
+    const Index n = *extent;
+    if (r.first > n || (!empty && r.last >= n))
+        fail(Errc::partition, where + text + " is not inside [0, " + std::to_string(n - 1) +
+                                  "] (an empty range is [k, k-1])");
 }
 } // namespace
 
@@ -133,16 +151,8 @@ void validate_dim_partition(const DimPartition& dp, std::size_t d, std::optional
                                           std::to_string(dp.ranges.size()));
             if (dp.ranges.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
                 fail(Errc::partition, where + "too many ranges");
-            for (std::size_t i = 0; i < dp.ranges.size(); ++i) {
-                const Range& r = dp.ranges[i];
-                const bool empty = r.last == r.first - 1;
-                if (r.first < 0 || (known && r.first > n) ||
-                    (!empty && (r.last < r.first || (known && r.last >= n))))
-                    fail(Errc::partition,
-                         where + "range " + std::to_string(i) + " [" + std::to_string(r.first) +
-                             ", " + std::to_string(r.last) + "] is not inside [0, " +
-                             std::to_string(n - 1) + "] (an empty range is [k, k-1])");
-            }
+            for (std::size_t i = 0; i < dp.ranges.size(); ++i)
+                check_range(dp.ranges[i], i, where, extent);
             break;
         }
     }
@@ -306,35 +316,60 @@ std::string to_string(EdgePolicy e) {
     return "unknown";
 }
 
-std::string to_string(const DimPartition& dp) {
-    std::string s;
-    switch (dp.kind) {
+std::string to_string(PartKind k) {
+    switch (k) {
     case PartKind::whole:
-        s = "whole";
-        break;
+        return "whole";
     case PartKind::block:
-        s = "block";
-        if (dp.min_block != 1 || dp.max_block != unbounded)
-            s += "[min " + std::to_string(dp.min_block) + ", max " +
-                 (dp.max_block == unbounded ? std::string("inf") : std::to_string(dp.max_block)) +
-                 "]";
-        break;
+        return "block";
     case PartKind::cyclic:
-        s = "cyclic(" + std::to_string(dp.block_size) + ")";
-        break;
+        return "cyclic";
     case PartKind::ranges:
-        s = "ranges(";
-        for (std::size_t i = 0; i < dp.ranges.size(); ++i) {
-            if (i) s += ",";
-            s += std::to_string(dp.ranges[i].first) + ":" + std::to_string(dp.ranges[i].last);
-        }
-        s += ")";
-        break;
+        return "ranges";
     }
-    if (dp.nprocs > 0 && dp.kind != PartKind::ranges) s += "/" + std::to_string(dp.nprocs);
-    if (dp.left || dp.right)
-        s += " overlap " + std::to_string(dp.left) + "+" + std::to_string(dp.right) + " " +
-             to_string(dp.edge);
+    return "unknown";
+}
+
+namespace {
+
+std::string ranges_text(const std::vector<Range>& rs) {
+    std::string s = "(";
+    for (std::size_t i = 0; i < rs.size(); ++i)
+        s += (i ? "|" : "") + std::to_string(rs[i].first) + ":" + std::to_string(rs[i].last);
+    return s + ")";
+}
+
+std::string limits_text(const DimPartition& dp) {
+    if (dp.min_block == 1 && dp.max_block == unbounded) return {};
+    return "[" + std::to_string(dp.min_block) + ":" +
+           (dp.max_block == unbounded ? std::string() : std::to_string(dp.max_block)) + "]";
+}
+
+std::string overlap_text(const DimPartition& dp) {
+    if (dp.left == 0 && dp.right == 0 && dp.edge == EdgePolicy::truncate) return {};
+    return "~" + std::to_string(dp.left) + ":" + std::to_string(dp.right) +
+           (dp.edge == EdgePolicy::truncate ? std::string() : ":" + to_string(dp.edge));
+}
+
+} // namespace
+
+// The canonical form of docs/concepts.md: every part that differs from its
+// default is printed, even one the kind ignores (a block size on a block
+// dimension), so that parse_partition gives back an equal DimPartition.
+std::string to_string(const DimPartition& dp) {
+    std::string s = to_string(dp.kind);
+    if (dp.kind == PartKind::cyclic || dp.block_size != 0)
+        s += "(" + std::to_string(dp.block_size) + ")";
+    if (dp.kind == PartKind::ranges || !dp.ranges.empty()) s += ranges_text(dp.ranges);
+    s += limits_text(dp);
+    if (dp.nprocs != 0) s += "/" + std::to_string(dp.nprocs);
+    return s + overlap_text(dp);
+}
+
+std::string to_string(const Partition& p) {
+    std::string s;
+    for (std::size_t d = 0; d < p.size(); ++d)
+        s += (d ? "," : "") + to_string(p[d]);
     return s;
 }
 

@@ -1,7 +1,7 @@
 // Partitions: how each dimension of the global array is cut into blocks.
 #pragma once
 
-#include "shape.hpp"
+#include "core/shape.hpp"
 
 #include <limits>
 #include <optional>
@@ -89,7 +89,11 @@ bool dim_count_fits(Index extent, const DimPartition& dp, Index p, std::string* 
 // dimensions. Throws Errc::grid when nothing fits.
 std::vector<int> choose_grid(const Shape& shape, const Partition& part, int nprocs);
 
-std::string to_string(const DimPartition& dp);
-std::string to_string(EdgePolicy e);
+// The text notation of docs/concepts.md ("Text notation"), in its canonical
+// form; parse_partition (core/spec.hpp) reads it back to an equal partition.
+std::string to_string(const DimPartition& dp); // e.g. "block[0:]/2~1:1:wrap"
+std::string to_string(const Partition& p);     // items comma separated: "block,whole"
+std::string to_string(PartKind k);             // "whole", "block", "cyclic", "ranges"
+std::string to_string(EdgePolicy e);           // "truncate", "zero", "replicate", "wrap"
 
 } // namespace dri::core

@@ -1,4 +1,6 @@
-#include "plan.hpp"
+#include "core/plan.hpp"
+
+#include "core/multi_index.hpp"
 
 #include <algorithm>
 
@@ -158,27 +160,24 @@ struct Strides {
 void emit_regions(const std::vector<const std::vector<Run>*>& runs, const Strides& st,
                   std::vector<Region>& out) {
     const std::size_t nd = runs.size();
-    std::vector<std::size_t> it(nd, 0);
-    for (;;) {
-        Region reg;
-        for (std::size_t d = 0; d < nd; ++d) {
-            const Run& run = (*runs[d])[it[d]];
-            reg.s_off = checked_add(reg.s_off, checked_mul(run.s, st.s[d], "offset"), "offset");
-            reg.r_off = checked_add(reg.r_off, checked_mul(run.r, st.r[d], "offset"), "offset");
-            if (run.reps > 1)
-                reg.axes.push_back({run.reps, checked_mul(run.ds, st.s[d], "stride"),
-                                    checked_mul(run.dr, st.r[d], "stride")});
-            reg.axes.push_back({run.n, run.step * st.s[d], st.r[d]});
-        }
-        normalize(reg);
-        out.push_back(std::move(reg));
-        std::size_t d = nd;
-        while (d-- > 0) {
-            if (++it[d] < runs[d]->size()) break;
-            it[d] = 0;
-        }
-        if (d == static_cast<std::size_t>(-1)) break;
-    }
+    // The offsets are not carried by the odometer: they are computed with
+    // checked arithmetic from the runs, so an overflow is reported.
+    for_each_index(
+        static_cast<int>(nd), [&](int d) { return runs[static_cast<std::size_t>(d)]->size(); },
+        [&](const std::size_t* it) {
+            Region reg;
+            for (std::size_t d = 0; d < nd; ++d) {
+                const Run& run = (*runs[d])[it[d]];
+                reg.s_off = checked_add(reg.s_off, checked_mul(run.s, st.s[d], "offset"), "offset");
+                reg.r_off = checked_add(reg.r_off, checked_mul(run.r, st.r[d], "offset"), "offset");
+                if (run.reps > 1)
+                    reg.axes.push_back({run.reps, checked_mul(run.ds, st.s[d], "stride"),
+                                        checked_mul(run.dr, st.r[d], "stride")});
+                reg.axes.push_back({run.n, run.step * st.s[d], st.r[d]});
+            }
+            normalize(reg);
+            out.push_back(std::move(reg));
+        });
 }
 
 Strides byte_strides(const LocalLayout& sl, const LocalLayout& rl) {
@@ -255,12 +254,13 @@ std::vector<Region> fill_regions(const Distribution& rd, const LocalLayout& rl, 
     }
     std::vector<Region> out;
     if (!any_zero) return out;
-    std::vector<std::size_t> it(static_cast<std::size_t>(nd), 0);
-    for (;;) {
-        bool zero = false;
-        for (int d = 0; d < nd; ++d)
-            zero |= spans[static_cast<std::size_t>(d)][it[static_cast<std::size_t>(d)]].zero;
-        if (zero) {
+    for_each_index(
+        nd, [&](int d) { return spans[static_cast<std::size_t>(d)].size(); },
+        [&](const std::size_t* it) {
+            bool zero = false;
+            for (std::size_t d = 0; d < static_cast<std::size_t>(nd); ++d)
+                zero |= spans[d][it[d]].zero;
+            if (!zero) return;
             Region reg;
             for (std::size_t d = 0; d < static_cast<std::size_t>(nd); ++d) {
                 const Span& s = spans[d][it[d]];
@@ -270,14 +270,7 @@ std::vector<Region> fill_regions(const Distribution& rd, const LocalLayout& rl, 
             }
             normalize(reg);
             out.push_back(std::move(reg));
-        }
-        std::size_t d = static_cast<std::size_t>(nd);
-        while (d-- > 0) {
-            if (++it[d] < spans[d].size()) break;
-            it[d] = 0;
-        }
-        if (d == static_cast<std::size_t>(-1)) break;
-    }
+        });
     return out;
 }
 
@@ -324,22 +317,17 @@ void for_each_peer(const DimRuns& dr, F&& f) {
             if (!dr[d][c].empty()) nonempty[d].push_back(static_cast<int>(c));
         if (nonempty[d].empty()) return;
     }
-    std::vector<std::size_t> it(nd, 0);
     std::vector<int> coords(nd);
     std::vector<const std::vector<Run>*> runs(nd);
-    for (;;) {
-        for (std::size_t d = 0; d < nd; ++d) {
-            coords[d] = nonempty[d][it[d]];
-            runs[d] = &dr[d][static_cast<std::size_t>(coords[d])];
-        }
-        f(coords, runs);
-        std::size_t d = nd;
-        while (d-- > 0) {
-            if (++it[d] < nonempty[d].size()) break;
-            it[d] = 0;
-        }
-        if (d == static_cast<std::size_t>(-1)) break;
-    }
+    for_each_index(
+        static_cast<int>(nd), [&](int d) { return nonempty[static_cast<std::size_t>(d)].size(); },
+        [&](const std::size_t* it) {
+            for (std::size_t d = 0; d < nd; ++d) {
+                coords[d] = nonempty[d][it[d]];
+                runs[d] = &dr[d][static_cast<std::size_t>(coords[d])];
+            }
+            f(coords, runs);
+        });
 }
 
 } // namespace

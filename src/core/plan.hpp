@@ -10,8 +10,8 @@
 // datatypes built from each side's half, match element for element.
 #pragma once
 
-#include "distribution.hpp"
-#include "layout.hpp"
+#include "core/distribution.hpp"
+#include "core/layout.hpp"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "shape.hpp"
+#include "core/shape.hpp"
 
 namespace dri::core {
 
@@ -62,9 +62,9 @@ std::string to_string(const ElementType& t) {
     case ElemKind::float64:
         return "double";
     case ElemKind::complex_float:
-        return "complex_float";
+        return "cfloat";
     case ElemKind::complex_double:
-        return "complex_double";
+        return "cdouble";
     case ElemKind::byte:
         return "byte";
     case ElemKind::record:

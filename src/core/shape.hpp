@@ -2,7 +2,7 @@
 // type. Pure value types, no MPI.
 #pragma once
 
-#include "checked.hpp"
+#include "core/checked.hpp"
 
 #include <string>
 #include <vector>
@@ -40,6 +40,8 @@ struct ElementType {
 
 // Byte size of a predefined kind; throws Errc::type for `record` or unknown values.
 Index predefined_size(ElemKind kind);
+// The text notation of docs/concepts.md, read back by parse_type (core/spec.hpp):
+// "float", "double", "cfloat", "cdouble", "int8" ... "uint64", "byte", "record7".
 std::string to_string(const ElementType& t);
 
 // Shape of the global array: 1..8 dimensions, extents >= 1, element type.
@@ -65,6 +67,7 @@ class Shape {
     Index bytes_ = 0;
 };
 
-std::string to_string(const Shape& s); // e.g. "64x32 complex_float"
+// Extents as parse_shape reads them, a space, the element type: "64x32 cfloat".
+std::string to_string(const Shape& s);
 
 } // namespace dri::core

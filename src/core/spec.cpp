@@ -1,20 +1,36 @@
-#include "spec.hpp"
+#include "core/spec.hpp"
 
 #include <charconv>
+#include <limits>
 
 namespace dri::core {
 
 namespace {
 
-[[noreturn]] void bad(std::string_view what, std::string_view text) {
-    fail(Errc::arg, "cannot parse " + std::string(what) + " \"" + std::string(text) + "\"");
+// Every parse error quotes the piece of text at fault, not the whole input,
+// so that a long partition points at its mistake.
+[[noreturn]] void bad(std::string_view what, std::string_view piece,
+                      std::string_view expected = {}) {
+    std::string msg = piece.empty()
+                          ? "missing " + std::string(what)
+                          : "cannot parse " + std::string(what) + " \"" + std::string(piece) + "\"";
+    if (!expected.empty()) msg += " (expected " + std::string(expected) + ")";
+    fail(Errc::arg, msg);
 }
 
-Index parse_int(std::string_view t, std::string_view what) {
-    if (t == "inf") return unbounded;
+// A decimal integer, optionally negative: range checks belong to the
+// validation of the object it ends up in, which knows the right error code.
+Index parse_index(std::string_view t, std::string_view what) {
     Index v = 0;
-    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec != std::errc() || p != t.data() + t.size() || t.empty()) bad(what, t);
+    const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc() || p != t.data() + t.size()) bad(what, t, "an integer");
+    return v;
+}
+
+// A count no valid partition can hold negative (process count, overlap).
+Index parse_count(std::string_view t, std::string_view what, Index max) {
+    const Index v = parse_index(t, what);
+    if (v < 0 || v > max) bad(what, t, "0 to " + std::to_string(max));
     return v;
 }
 
@@ -30,66 +46,126 @@ std::vector<std::string_view> split(std::string_view t, char sep) {
     }
 }
 
+// The names come from the printers, so that there is one notation.
 EdgePolicy parse_edge(std::string_view t) {
-    if (t == "truncate") return EdgePolicy::truncate;
-    if (t == "zero") return EdgePolicy::zero;
-    if (t == "replicate") return EdgePolicy::replicate;
-    if (t == "wrap") return EdgePolicy::wrap;
-    bad("edge policy", t);
+    for (int e = 0; e <= static_cast<int>(EdgePolicy::wrap); ++e)
+        if (t == to_string(static_cast<EdgePolicy>(e))) return static_cast<EdgePolicy>(e);
+    bad("edge policy", t, "truncate, zero, replicate or wrap");
 }
 
-bool starts_with(std::string_view t, std::string_view p) {
-    return t.substr(0, p.size()) == p;
+PartKind parse_kind(std::string_view t) {
+    for (int k = 0; k <= static_cast<int>(PartKind::ranges); ++k)
+        if (t == to_string(static_cast<PartKind>(k))) return static_cast<PartKind>(k);
+    bad("partition kind", t, "whole, block, cyclic or ranges");
 }
 
-DimPartition parse_item(std::string_view item) {
-    std::string_view kind = item, ovl;
-    if (const std::size_t tilde = item.find('~'); tilde != std::string_view::npos) {
-        kind = item.substr(0, tilde);
-        ovl = item.substr(tilde + 1);
+std::vector<Range> parse_ranges(std::string_view t) {
+    std::vector<Range> rs;
+    for (std::string_view r : split(t, '|')) {
+        const auto fl = split(r, ':');
+        if (fl.size() != 2) bad("range", r, "first:last");
+        rs.push_back({parse_index(fl[0], "range first"), parse_index(fl[1], "range last")});
     }
-    int nprocs = 0;
-    if (const std::size_t slash = kind.find('/'); slash != std::string_view::npos) {
-        const Index p = parse_int(kind.substr(slash + 1), "process count");
-        if (p < 0 || p > std::numeric_limits<int>::max()) bad("process count", kind);
-        nprocs = static_cast<int>(p);
-        kind = kind.substr(0, slash);
+    return rs;
+}
+
+// One item, left to right in the fixed order
+// kind (b) (f:l|...) [min:max] /nprocs ~left:right:edge, each part optional
+// except where the kind needs it; nothing may follow the last part.
+class ItemParser {
+  public:
+    explicit ItemParser(std::string_view item) : rest_(item) {}
+
+    DimPartition parse() {
+        dp_.kind = parse_kind(take_until("([/~"));
+        block_size();
+        ranges();
+        limits();
+        nprocs();
+        overlap();
+        if (!rest_.empty())
+            fail(Errc::arg, "unexpected \"" + std::string(rest_) +
+                                "\" (an item is kind(b)(f:l|...)[min:max]/nprocs~left:right:edge, "
+                                "in this order)");
+        return dp_;
     }
-    DimPartition dp;
-    if (kind == "whole") {
-        dp = DimPartition::whole();
-        dp.nprocs = nprocs;
-    } else if (kind == "block") {
-        dp = DimPartition::block(nprocs);
-    } else if (starts_with(kind, "block[") && kind.back() == ']') {
-        const auto mm = split(kind.substr(6, kind.size() - 7), ':');
-        if (mm.size() != 2) bad("block constraints", kind);
-        dp = DimPartition::block4(0, parse_int(mm[0], "min block"), parse_int(mm[1], "max block"),
-                                  0);
-        dp.nprocs = nprocs;
-    } else if (starts_with(kind, "cyclic(") && kind.back() == ')') {
-        dp = DimPartition::cyclic(parse_int(kind.substr(7, kind.size() - 8), "block size"), nprocs);
-    } else if (starts_with(kind, "ranges(") && kind.back() == ')') {
-        std::vector<Range> rs;
-        for (std::string_view r : split(kind.substr(7, kind.size() - 8), '|')) {
-            const auto fl = split(r, ':');
-            if (fl.size() != 2) bad("range", r);
-            rs.push_back({parse_int(fl[0], "range"), parse_int(fl[1], "range")});
+
+  private:
+    std::string_view rest_;
+    DimPartition dp_;
+
+    bool next_is(char c) const { return !rest_.empty() && rest_.front() == c; }
+
+    std::string_view take_until(std::string_view stops) {
+        const std::string_view piece = rest_.substr(0, rest_.find_first_of(stops));
+        rest_.remove_prefix(piece.size());
+        return piece;
+    }
+
+    // The text between `open` (the next character) and the first `close`.
+    std::string_view enclosed(char close) {
+        const std::size_t end = rest_.find(close);
+        if (end == std::string_view::npos)
+            fail(Errc::arg,
+                 "missing \"" + std::string(1, close) + "\" in \"" + std::string(rest_) + "\"");
+        const std::string_view inside = rest_.substr(1, end - 1);
+        rest_.remove_prefix(end + 1);
+        return inside;
+    }
+
+    // Up to two groups follow the kind: the block size (b), then the range
+    // list (f:l|...). A group is the block size when the kind is cyclic, or
+    // when it has no ':' and is not the only group of a ranges item; so the
+    // error for "cyclic(0:3)" or "ranges(0-3)" names the field the kind needs.
+    void block_size() {
+        if (!next_is('(')) {
+            if (dp_.kind == PartKind::cyclic) bad("block size", {}, "cyclic(b)");
+            return;
         }
-        dp = DimPartition::explicit_ranges(std::move(rs));
-        dp.nprocs = nprocs;
-    } else {
-        bad("partition kind", kind);
+        const std::size_t close = rest_.find(')');
+        const bool colon = rest_.substr(0, close).find(':') != std::string_view::npos;
+        const bool two_groups =
+            close != std::string_view::npos && rest_.substr(close + 1, 1) == std::string_view("(");
+        const bool is_size = dp_.kind == PartKind::cyclic ||
+                             (!colon && (dp_.kind != PartKind::ranges || two_groups));
+        if (is_size) dp_.block_size = parse_index(enclosed(')'), "block size");
     }
-    if (!ovl.empty()) {
-        const auto parts = split(ovl, ':');
-        if (parts.size() < 2 || parts.size() > 3) bad("overlap", ovl);
-        dp.left = parse_int(parts[0], "left overlap");
-        dp.right = parse_int(parts[1], "right overlap");
-        if (parts.size() == 3) dp.edge = parse_edge(parts[2]);
+
+    void ranges() {
+        if (next_is('('))
+            dp_.ranges = parse_ranges(enclosed(')'));
+        else if (dp_.kind == PartKind::ranges)
+            bad("range list", {}, "ranges(first:last|...)");
     }
-    return dp;
-}
+
+    void limits() {
+        if (!next_is('[')) return;
+        const std::string_view inside = enclosed(']');
+        const auto mm = split(inside, ':');
+        if (mm.size() != 2) bad("block limits", inside, "[min:max] or [min:]");
+        dp_.min_block = parse_index(mm[0], "min block extent");
+        dp_.max_block =
+            mm[1].empty() || mm[1] == "inf" ? unbounded : parse_index(mm[1], "max block extent");
+    }
+
+    void nprocs() {
+        if (!next_is('/')) return;
+        rest_.remove_prefix(1);
+        dp_.nprocs = static_cast<int>(
+            parse_count(take_until("~"), "process count", std::numeric_limits<int>::max()));
+    }
+
+    void overlap() {
+        if (!next_is('~')) return;
+        const std::string_view text = rest_.substr(1);
+        rest_ = {};
+        const auto parts = split(text, ':');
+        if (parts.size() < 2 || parts.size() > 3) bad("overlap", text, "left:right[:edge]");
+        dp_.left = parse_count(parts[0], "left overlap", unbounded);
+        dp_.right = parse_count(parts[1], "right overlap", unbounded);
+        if (parts.size() == 3) dp_.edge = parse_edge(parts[2]);
+    }
+};
 
 } // namespace
 
@@ -97,44 +173,44 @@ std::vector<Index> parse_list(std::string_view text) {
     std::vector<Index> out;
     if (text.empty()) return out;
     for (std::string_view t : split(text, ','))
-        out.push_back(parse_int(t, "number"));
+        out.push_back(parse_index(t, "number"));
     return out;
 }
 
 std::vector<Index> parse_shape(std::string_view text) {
     std::vector<Index> out;
     for (std::string_view t : split(text, 'x'))
-        out.push_back(parse_int(t, "extent"));
+        out.push_back(parse_index(t, "extent"));
     return out;
 }
 
 ElementType parse_type(std::string_view t) {
-    static constexpr struct {
-        const char* name;
-        ElemKind kind;
-    } names[] = {{"int8", ElemKind::int8},
-                 {"uint8", ElemKind::uint8},
-                 {"int16", ElemKind::int16},
-                 {"uint16", ElemKind::uint16},
-                 {"int32", ElemKind::int32},
-                 {"uint32", ElemKind::uint32},
-                 {"int64", ElemKind::int64},
-                 {"uint64", ElemKind::uint64},
-                 {"float", ElemKind::float32},
-                 {"double", ElemKind::float64},
-                 {"cfloat", ElemKind::complex_float},
-                 {"cdouble", ElemKind::complex_double},
-                 {"byte", ElemKind::byte}};
-    for (const auto& n : names)
-        if (t == n.name) return ElementType::predefined(n.kind);
-    if (starts_with(t, "record")) return ElementType::record(parse_int(t.substr(6), "record size"));
-    bad("element type", t);
+    std::string names;
+    for (int k = static_cast<int>(ElemKind::int8); k <= static_cast<int>(ElemKind::byte); ++k) {
+        const ElementType type = ElementType::predefined(static_cast<ElemKind>(k));
+        if (t == to_string(type)) return type;
+        names += to_string(type) + ", ";
+    }
+    if (t.substr(0, 6) == "record")
+        return ElementType::record(parse_index(t.substr(6), "record size"));
+    bad("element type", t, names + "or recordN");
 }
 
 Partition parse_partition(std::string_view text) {
+    if (text.empty()) bad("partition", text, "one item per dimension, e.g. block,whole");
     Partition p;
-    for (std::string_view item : split(text, ','))
-        p.push_back(parse_item(item));
+    const auto items = split(text, ',');
+    for (std::size_t d = 0; d < items.size(); ++d) {
+        const std::string where = "dimension " + std::to_string(d);
+        if (items[d].empty())
+            fail(Errc::arg, where + ": empty item in \"" + std::string(text) + "\"");
+        // The item's own message does not know its position: prefix it.
+        try {
+            p.push_back(ItemParser(items[d]).parse());
+        } catch (const Error& e) {
+            fail(e.code(), where + ": " + e.what());
+        }
+    }
     return p;
 }
 

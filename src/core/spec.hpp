@@ -1,17 +1,23 @@
-// A compact text notation for shapes, element types, partitions and layouts,
-// used by the plan viewer, the benchmark and the tests.
+// Parsers of the text notation for shapes, element types, partitions and
+// lists, used by the C and C++ bindings, the plan viewer, the benchmark and
+// the tests. The notation, its canonical forms and examples are in the table
+// of docs/concepts.md, section "Text notation"; the core::to_string printers
+// (shape.hpp, partition.hpp) write exactly this notation, canonically.
 //
 //   shape      64x32
-//   type       float double cfloat cdouble int8 ... uint64 byte recordN (N bytes)
-//   partition  one item per dimension, comma separated:
-//              item   := kind ['/' nprocs] ['~' left ':' right [':' edge]]
-//              kind   := whole | block | block[min:max] | cyclic(b) | ranges(f:l|f:l|...)
-//              edge   := truncate | zero | replicate | wrap
-//              e.g.   "block/2~1:1:wrap,whole"  "cyclic(4),block[2:inf]"
+//   type       float double cfloat cdouble int8 ... uint64 byte recordN
+//   partition  item[,item...], one item per dimension:
+//              kind(b)(f:l|f:l...)[min:max]/nprocs~left:right:edge
+//              e.g. "block/2~1:1:wrap,whole"  "cyclic(4)[0:],block[2:]"
 //   list       1,0   (layout order, padding or strides)
+//
+// Malformed text throws Error(Errc::arg) quoting the offending piece; so do a
+// negative process count or overlap, which no partition may hold. Other values
+// are range checked where the objects are validated, with their own error codes
+// (a record size below 1 throws Errc::type here, from ElementType::record).
 #pragma once
 
-#include "partition.hpp"
+#include "core/partition.hpp"
 
 #include <string>
 #include <string_view>

@@ -20,6 +20,25 @@ static int failures = 0;
 
 #define OK(call) EXPECT((call) == DRI_SUCCESS)
 
+/* The communicator the test runs on: MPI_COMM_WORLD, or with the
+ * environment variable DRI_TEST_COMM=reversed the same processes in
+ * reversed rank order (as tests/support/mpi_world.hpp for the C++ tests).
+ * Nonzero, with a message, for an unknown value. */
+static int open_comm(MPI_Comm* comm) {
+    const char* v = getenv("DRI_TEST_COMM");
+    int size, rank;
+    *comm = MPI_COMM_WORLD;
+    if (!v || !*v || strcmp(v, "world") == 0) return 0;
+    if (strcmp(v, "reversed") != 0) {
+        fprintf(stderr, "DRI_TEST_COMM=%s: expected 'reversed' or 'world'\n", v);
+        return 1;
+    }
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, comm);
+    return 0;
+}
+
 static float complex value(long i, long j, int frame) {
     return (float)(i * 1000 + j) + (float)frame * I;
 }
@@ -27,6 +46,7 @@ static float complex value(long i, long j, int frame) {
 int main(int argc, char** argv) {
     enum { N = 45, M = 31, FRAMES = 4, NBUF = 2 };
     int rank, size, k;
+    MPI_Comm comm;
     DRI_Globaldata gdo = NULL, stale;
     DRI_Partition rows_part, cols_part;
     DRI_Group all;
@@ -42,8 +62,14 @@ int main(int argc, char** argv) {
     long wrong = 0;
 
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (open_comm(&comm) != 0) {
+        MPI_Finalize();
+        return 2;
+    }
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (rank == 0 && comm != MPI_COMM_WORLD)
+        printf("C API test: on the reversed communicator (DRI_TEST_COMM=reversed)\n");
 
     /* Before DRI_Init every call fails cleanly. */
     EXPECT(DRI_Globaldata_create(2, extents, DRI_COMPLEX_FLOAT, &gdo) == DRI_ERR_NOT_INITIALIZED);
@@ -92,7 +118,7 @@ int main(int argc, char** argv) {
     cp[1] = DRI_Dim_block();
     OK(DRI_Partition_create(2, rp, &rows_part));
     OK(DRI_Partition_create(2, cp, &cols_part));
-    OK(DRI_Group_create(MPI_COMM_WORLD, 0, NULL, &all));
+    OK(DRI_Group_create(comm, 0, NULL, &all));
     OK(DRI_Distribution_create(gdo, rows_part, all, &rows));
     OK(DRI_Distribution_create(gdo, cols_part, all, &cols));
     OK(DRI_Layout_create(2, order_rows, NULL, &row_major));
@@ -149,19 +175,17 @@ int main(int argc, char** argv) {
         DRI_Index ss1[1], rs1[1];
         long i, j;
         int rc;
-        OK(DRI_Corner_turn_blocks(MPI_COMM_WORLD, N, M, DRI_COMPLEX_FLOAT, &cs, &cr));
+        OK(DRI_Corner_turn_blocks(comm, N, M, DRI_COMPLEX_FLOAT, &cs, &cr));
         EXPECT(cs.bytes == sinfo.bytes && cr.bytes == rinfo.bytes);
         EXPECT(cr.owned_first[1] == rinfo.owned_first[1] && cr.strides[1] == N);
         s1[0] = malloc((size_t)cs.bytes + 1);
         r1[0] = malloc((size_t)cr.bytes + 1);
         ss1[0] = cs.bytes;
         rs1[0] = rank == 0 ? cr.bytes - 1 : cr.bytes;
-        rc = DRI_Corner_turn_create(MPI_COMM_WORLD, N, M, DRI_COMPLEX_FLOAT, 1, s1, ss1, r1, rs1,
-                                    &ct);
+        rc = DRI_Corner_turn_create(comm, N, M, DRI_COMPLEX_FLOAT, 1, s1, ss1, r1, rs1, &ct);
         EXPECT(rc == DRI_ERR_BUFFER_SIZE && ct == NULL);
         rs1[0] = cr.bytes;
-        OK(DRI_Corner_turn_create(MPI_COMM_WORLD, N, M, DRI_COMPLEX_FLOAT, 1, s1, ss1, r1, rs1,
-                                  &ct));
+        OK(DRI_Corner_turn_create(comm, N, M, DRI_COMPLEX_FLOAT, 1, s1, ss1, r1, rs1, &ct));
         for (i = 0; i < cs.local_extent[0]; ++i)
             for (j = 0; j < M; ++j)
                 ((float complex*)s1[0])[i * M + j] = value(cs.owned_first[0] + i, j, 7);
@@ -182,9 +206,9 @@ int main(int argc, char** argv) {
         DRI_Transfer st = NULL;
         void *s2[NBUF], *r2[NBUF];
         long i, j;
-        EXPECT(DRI_Alloc_mem(MPI_COMM_WORLD, 64, NULL) == DRI_ERR_NULL);
+        EXPECT(DRI_Alloc_mem(comm, 64, NULL) == DRI_ERR_NULL);
         for (k = 0; k < NBUF; ++k) {
-            OK(DRI_Alloc_mem(MPI_COMM_WORLD, sinfo.bytes, &s2[k]));
+            OK(DRI_Alloc_mem(comm, sinfo.bytes, &s2[k]));
             r2[k] = malloc((size_t)rinfo.bytes + 1);
         }
         OK(DRI_Transfer_create("c shared", &st));
@@ -204,9 +228,9 @@ int main(int argc, char** argv) {
                     if (r[j * N + i] != value(i, rinfo.owned_first[1] + j, k + 20)) ++wrong;
         }
         EXPECT(wrong == 0);
-        EXPECT(DRI_Free_mem(MPI_COMM_WORLD, s2[0]) == DRI_ERR_STATE); /* still in use */
+        EXPECT(DRI_Free_mem(comm, s2[0]) == DRI_ERR_STATE); /* still in use */
         OK(DRI_Transfer_destroy(&st));
-        OK(DRI_Free_mem(MPI_COMM_WORLD, s2[0]));
+        OK(DRI_Free_mem(comm, s2[0]));
         for (k = 0; k < NBUF; ++k)
             free(r2[k]);
     }
@@ -224,10 +248,11 @@ int main(int argc, char** argv) {
         free(sbuf[k]);
         free(rbuf[k]);
     }
-    MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, comm);
     if (rank == 0)
         printf("C API corner turn %dx%d on %d ranks: %s\n", N, M, size,
                failures ? "FAILED" : "verified");
+    if (comm != MPI_COMM_WORLD) MPI_Comm_free(&comm);
     MPI_Finalize();
     return failures ? 1 : 0;
 }

@@ -1,11 +1,15 @@
 // doctest runner for MPI tests: every rank runs the same test cases (they
 // call collectives in the same order); the process exits non-zero when any
-// rank failed, so one rank's failure fails the ctest test.
+// rank failed, so one rank's failure fails the ctest test. The tests run on
+// dri::test::world() (DRI_TEST_COMM=reversed: the world's processes in
+// reversed rank order), made here after MPI_Init and freed before
+// MPI_Finalize.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include "../support/mpi_world.hpp"
+#include "backend/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
 #include "dri/dri.hpp"
-#include "runtime.hpp" // live_handles(): the library's own MPI handle count
 
 #include <mpi.h>
 
@@ -13,8 +17,11 @@
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!dri::test::open_world()) {
+        MPI_Finalize();
+        return 2;
+    }
+    const int rank = dri::test::world_rank();
     int failed = 0;
     {
         dri::Session session;
@@ -28,7 +35,8 @@ int main(int argc, char** argv) {
         failed = rc != 0;
         // Every test's objects are gone: the library must hold no MPI handle
         // but the communicators of abandoned reorganizations (kept until
-        // DRI_Finalize), and none at all after it.
+        // DRI_Finalize), and none at all after it. The test communicator is
+        // the tests', not the library's: it is not counted.
         const long held = dri::detail::live_handles() - dri::detail::retired_comms();
         if (held != 0) {
             std::fprintf(stderr, "rank %d: dri leaked %ld MPI handles\n", rank, held);
@@ -40,7 +48,8 @@ int main(int argc, char** argv) {
                      dri::detail::live_handles());
         failed = 1;
     }
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, dri::test::world());
+    dri::test::close_world();
     MPI_Finalize();
     return failed;
 }

@@ -3,6 +3,7 @@
 // in-memory oracle (built from the same description with the core types).
 #pragma once
 
+#include "mpi_world.hpp"
 #include "simulate.hpp"
 #include "to_api.hpp"
 
@@ -19,7 +20,7 @@ struct Scenario {
     core::Shape shape{{1}, core::ElementType::predefined(core::ElemKind::byte)};
     core::Partition send_part, recv_part;
     core::Layout send_layout = core::Layout::packed(1), recv_layout = core::Layout::packed(1);
-    std::vector<int> send_ranks, recv_ranks; // world ranks in group order
+    std::vector<int> send_ranks, recv_ranks; // ranks of world() in group order
     int nbuf_s = 2, nbuf_r = 2, frames = 3;
     bool nonblocking = false;
     dri::Strategy strategy = dri::Strategy::automatic;
@@ -32,13 +33,13 @@ struct ScenarioResult {
     Index cells = 0;
 };
 
-// Collective over MPI_COMM_WORLD.
+// Collective over world().
 inline ScenarioResult run_scenario(const Scenario& sc) {
     ScenarioResult res;
     const core::Distribution csd(sc.shape, sc.send_part, static_cast<int>(sc.send_ranks.size()));
     const core::Distribution crd(sc.shape, sc.recv_part, static_cast<int>(sc.recv_ranks.size()));
     const dri::GlobalData gd = to_api(sc.shape);
-    const dri::Group sg(MPI_COMM_WORLD, sc.send_ranks), rg(MPI_COMM_WORLD, sc.recv_ranks);
+    const dri::Group sg(world(), sc.send_ranks), rg(world(), sc.recv_ranks);
     const dri::Layout sl = to_api(sc.send_layout), rl = to_api(sc.recv_layout);
     std::optional<dri::Distribution> sd, rd;
     if (sg.contains_me()) sd.emplace(gd, to_api(sc.send_part), sg);
@@ -52,7 +53,7 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
     const auto sbytes = static_cast<std::size_t>(sd ? sd->block(sl).bytes : 0);
     for (int i = 0; i < sc.nbuf_s; ++i) {
         if (sc.shared_buffers) {
-            sshared.emplace_back(MPI_COMM_WORLD, sbytes);
+            sshared.emplace_back(world(), sbytes);
             sbuf.emplace_back(sshared.back().data(), sbytes);
         } else {
             splain.emplace_back(sbytes);
@@ -69,9 +70,9 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
     }
     const bool part = sd || rd;
     if (part)
-        dri::commit(MPI_COMM_WORLD, {&t});
+        dri::commit(world(), {&t});
     else
-        dri::commit(MPI_COMM_WORLD, {});
+        dri::commit(world(), {});
     for (int f = 0; f < sc.frames && part; ++f) {
         if (sd) {
             auto& b = sbuf[static_cast<std::size_t>(f % sc.nbuf_s)];
@@ -107,7 +108,7 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
 // True on every rank when no rank saw an error.
 inline bool all_ok(const ScenarioResult& r) {
     int bad = r.error.empty() ? 0 : 1;
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, world());
     return bad == 0;
 }
 

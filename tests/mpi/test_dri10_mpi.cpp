@@ -10,6 +10,7 @@
 #include <vector>
 
 using dri::test::same_everywhere;
+using dri::test::world;
 using dri::test::world_rank;
 using dri::test::world_size;
 
@@ -28,7 +29,7 @@ struct Clique {
     explicit Clique(const char* name, int nbufs = 2) {
         const DRI_Index ext[2] = {10, 6};
         OK(DRI_Globaldata_create(2, ext, DRI_INT32, &g));
-        OK(DRI_Group_create(MPI_COMM_WORLD, 0, nullptr, &all));
+        OK(DRI_Group_create(world(), 0, nullptr, &all));
         OK(DRI_Distribution_create(g, DRI_PARTITION_BW, all, &rows));
         OK(DRI_Distribution_create(g, DRI_PARTITION_WB, all, &cols));
         OK(DRI_Reorg_create(DRI_SEND, name, rows, DRI_LAYOUT_PACKED_01, nbufs, &send));
@@ -75,7 +76,7 @@ TEST_CASE("DRI-1.0: predefined partitions and layouts are objects that cannot be
     DRI_Group all = nullptr;
     DRI_Distribution d = nullptr;
     OK(DRI_Globaldata_create(3, ext, DRI_FLOAT, &g));
-    OK(DRI_Group_create(MPI_COMM_WORLD, 0, nullptr, &all));
+    OK(DRI_Group_create(world(), 0, nullptr, &all));
     const int rc = DRI_Distribution_create(g, DRI_PARTITION_WB, all, &d);
     CHECK(rc == DRI_ERR_PARTITION);
     CHECK(same_everywhere(rc));
@@ -150,8 +151,8 @@ TEST_CASE("DRI-1.0: a pipeline of producers and consumers") {
     DRI_Distribution d = nullptr;
     DRI_Reorg r = nullptr;
     OK(DRI_Globaldata_create(2, ext, DRI_INT32, &g));
-    OK(DRI_Group_create(MPI_COMM_WORLD, np, prod.data(), &pg));
-    OK(DRI_Group_create(MPI_COMM_WORLD, n - np, cons.data(), &cg));
+    OK(DRI_Group_create(world(), np, prod.data(), &pg));
+    OK(DRI_Group_create(world(), n - np, cons.data(), &cg));
     const bool producer = me < np;
     OK(DRI_Distribution_create(g, producer ? DRI_PARTITION_BW : DRI_PARTITION_WB,
                                producer ? pg : cg, &d));

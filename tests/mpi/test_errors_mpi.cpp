@@ -2,9 +2,10 @@
 // each code to its test case here); collective calls return the same code on
 // every rank; MPI failures inside DRI_Do come back as DRI_ERR_MPI (injected
 // through the MPI profiling interface) and leave nothing hanging.
+#include "core/wire.hpp"
+#include "dri/dri.hpp"
 #include "dri/dri10.h"
 #include "mpi_world.hpp"
-#include "wire.hpp"
 
 #include <doctest/doctest.h>
 #include <mpi.h>
@@ -18,6 +19,7 @@
 namespace {
 
 using dri::test::same_everywhere;
+using dri::test::world;
 using dri::test::world_rank;
 using dri::test::world_size;
 
@@ -87,7 +89,7 @@ struct Turn {
         OK(DRI_Globaldata_create(2, ext, DRI_FLOAT, &gdo));
         OK(DRI_Partition_create(2, rp, &rows_p));
         OK(DRI_Partition_create(2, cp, &cols_p));
-        OK(DRI_Group_create(MPI_COMM_WORLD, 0, nullptr, &all));
+        OK(DRI_Group_create(world(), 0, nullptr, &all));
         OK(DRI_Distribution_create(gdo, rows_p, all, &rows));
         if (recv_type == DRI_FLOAT) {
             OK(DRI_Distribution_create(gdo, cols_p, all, &cols));
@@ -111,12 +113,12 @@ struct Turn {
     // Collective: the send block moves to memory from DRI_Alloc_mem (freed
     // by the destructor, after the transfers declared later are gone).
     void use_shared() {
-        OK(DRI_Alloc_mem(MPI_COMM_WORLD, si.bytes, &shared));
+        OK(DRI_Alloc_mem(world(), si.bytes, &shared));
         sp = static_cast<float*>(shared);
         sbuf[0] = shared;
     }
     ~Turn() {
-        if (shared) CHECK(DRI_Free_mem(MPI_COMM_WORLD, shared) == DRI_SUCCESS);
+        if (shared) CHECK(DRI_Free_mem(world(), shared) == DRI_SUCCESS);
     }
     Turn(const Turn&) = delete;
     Turn& operator=(const Turn&) = delete;
@@ -158,7 +160,7 @@ int make_dist(const DRI_Dimpart& d0, Dist& out, DRI_Index r = 12) {
     Grp all;
     int rc = DRI_Globaldata_create(2, ext, DRI_FLOAT, &gdo);
     if (rc == DRI_SUCCESS) rc = DRI_Partition_create(2, dp, &part);
-    if (rc == DRI_SUCCESS) rc = DRI_Group_create(MPI_COMM_WORLD, 0, nullptr, &all);
+    if (rc == DRI_SUCCESS) rc = DRI_Group_create(world(), 0, nullptr, &all);
     if (rc == DRI_SUCCESS) rc = DRI_Distribution_create(gdo, part, all, &out);
     return rc;
 }
@@ -341,7 +343,7 @@ TEST_CASE("DRI_ERR_DUPLICATE: a role declared twice, a name twice in one commit"
     OK(turn.recv(b));
     OK(turn.send(b));
     DRI_Transfer both[2] = {a, b};
-    EXPECT_CODE_ALL(DRI_Commit(MPI_COMM_WORLD, 2, both), DRI_ERR_DUPLICATE);
+    EXPECT_CODE_ALL(DRI_Commit(world(), 2, both), DRI_ERR_DUPLICATE);
 }
 
 TEST_CASE("DRI_ERR_BUFFER, _BUFFER_SIZE, _BUFFER_COUNT: the buffer ring") {
@@ -376,24 +378,63 @@ TEST_CASE("DRI_ERR_STATE: DRI_Do before commit, wait without start, strategy aft
     OK(DRI_Do_wait(t));
 }
 
+// A transfer that declares no role has no processes to agree with: its
+// commit fails on the calling process alone, at once, from C and from C++.
+// Here the caller is the last process of a sub-communicator (ranks {0, 1})
+// and no other process calls dri: the others wait in a barrier on a
+// communicator of their own, so a commit that waits for any of them (the
+// library once fell back to a collective over MPI_COMM_WORLD) hangs, and the
+// test's timeout fails it.
+TEST_CASE("DRI_ERR_STATE: a transfer without a role committed alone on one process") {
+    const int me = world_rank();
+    MPI_Comm idle = MPI_COMM_NULL, sub = MPI_COMM_NULL;
+    MPI_Comm_dup(world(), &idle);
+    MPI_Comm_split(world(), me < 2 ? 0 : MPI_UNDEFINED, me, &sub);
+    int sub_rank = -1, sub_size = 0;
+    if (sub != MPI_COMM_NULL) {
+        MPI_Comm_rank(sub, &sub_rank);
+        MPI_Comm_size(sub, &sub_size);
+    }
+    const bool lone = sub != MPI_COMM_NULL && sub_rank == sub_size - 1;
+    if (lone) {
+        Xfer t;
+        OK(DRI_Transfer_create("no role", &t));
+        EXPECT_CODE(DRI_Transfer_commit(t), DRI_ERR_STATE);
+        EXPECT_CODE(DRI_Do(t), DRI_ERR_STATE); // nothing was committed
+        dri::Transfer u("no role either");
+        dri::Errc c = dri::Errc::success;
+        try {
+            u.commit();
+        } catch (const dri::Error& e) {
+            c = e.code();
+        }
+        CHECK(c == dri::Errc::state);
+        CHECK_FALSE(u.committed());
+    }
+    int callers = lone ? 1 : 0; // exactly one process called dri
+    MPI_Allreduce(MPI_IN_PLACE, &callers, 1, MPI_INT, MPI_SUM, idle);
+    CHECK(callers == 1);
+    if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
+    MPI_Comm_free(&idle);
+}
+
 TEST_CASE("DRI_Alloc_mem, DRI_Free_mem and the shared strategy: errors on every rank") {
     const int me = world_rank(), last = world_size() - 1;
     void* p = nullptr;
     EXPECT_CODE(DRI_Alloc_mem(MPI_COMM_NULL, 64, &p), DRI_ERR_GROUP);
-    EXPECT_CODE_ALL(DRI_Alloc_mem(MPI_COMM_WORLD, me == last ? -1 : 64, &p), DRI_ERR_ARG);
-    EXPECT_CODE_ALL(DRI_Alloc_mem(MPI_COMM_WORLD, 64, me == last ? nullptr : &p), DRI_ERR_NULL);
+    EXPECT_CODE_ALL(DRI_Alloc_mem(world(), me == last ? -1 : 64, &p), DRI_ERR_ARG);
+    EXPECT_CODE_ALL(DRI_Alloc_mem(world(), 64, me == last ? nullptr : &p), DRI_ERR_NULL);
     void *a = nullptr, *b = nullptr;
-    OK(DRI_Alloc_mem(MPI_COMM_WORLD, 64 * (me + 1), &a));
-    OK(DRI_Alloc_mem(MPI_COMM_WORLD, 0, &b)); // nothing on this rank: still a valid address
+    OK(DRI_Alloc_mem(world(), 64 * (me + 1), &a));
+    OK(DRI_Alloc_mem(world(), 0, &b)); // nothing on this rank: still a valid address
     CHECK(reinterpret_cast<std::uintptr_t>(a) % 4096 == 0);
     std::memset(a, 0x5A, static_cast<std::size_t>(64 * (me + 1)));
-    EXPECT_CODE_ALL(DRI_Free_mem(MPI_COMM_WORLD, me == last ? static_cast<char*>(a) + 1 : a),
-                    DRI_ERR_ARG);
+    EXPECT_CODE_ALL(DRI_Free_mem(world(), me == last ? static_cast<char*>(a) + 1 : a), DRI_ERR_ARG);
     if (world_size() >= 2)
-        EXPECT_CODE_ALL(DRI_Free_mem(MPI_COMM_WORLD, me == last ? b : a), DRI_ERR_INCONSISTENT);
-    OK(DRI_Free_mem(MPI_COMM_WORLD, b));
-    EXPECT_CODE_ALL(DRI_Free_mem(MPI_COMM_WORLD, b), DRI_ERR_ARG); // twice
-    OK(DRI_Free_mem(MPI_COMM_WORLD, a));
+        EXPECT_CODE_ALL(DRI_Free_mem(world(), me == last ? b : a), DRI_ERR_INCONSISTENT);
+    OK(DRI_Free_mem(world(), b));
+    EXPECT_CODE_ALL(DRI_Free_mem(world(), b), DRI_ERR_ARG); // twice
+    OK(DRI_Free_mem(world(), a));
 
     Turn turn;
     if (world_size() >= 2) { // one rank copies locally and needs no shared memory
@@ -413,7 +454,7 @@ TEST_CASE("DRI_Alloc_mem, DRI_Free_mem and the shared strategy: errors on every 
         OK(turn.send(t));
         OK(turn.recv(t));
         OK(DRI_Transfer_commit(t));
-        EXPECT_CODE_ALL(DRI_Free_mem(MPI_COMM_WORLD, turn.shared), DRI_ERR_STATE);
+        EXPECT_CODE_ALL(DRI_Free_mem(world(), turn.shared), DRI_ERR_STATE);
         for (int f = 0; f < 3; ++f) {
             turn.fill(f);
             OK(DRI_Do(t));
@@ -429,8 +470,8 @@ TEST_CASE("DRI_ERR_GROUP: ranks outside the parent, a rank twice, MPI_COMM_NULL"
     Grp g;
     const int outside[1] = {world_size()};
     const int twice[2] = {0, 0};
-    EXPECT_CODE(DRI_Group_create(MPI_COMM_WORLD, 1, outside, &g), DRI_ERR_GROUP);
-    EXPECT_CODE(DRI_Group_create(MPI_COMM_WORLD, 2, twice, &g), DRI_ERR_GROUP);
+    EXPECT_CODE(DRI_Group_create(world(), 1, outside, &g), DRI_ERR_GROUP);
+    EXPECT_CODE(DRI_Group_create(world(), 2, twice, &g), DRI_ERR_GROUP);
     EXPECT_CODE(DRI_Group_create(MPI_COMM_NULL, 0, nullptr, &g), DRI_ERR_GROUP);
 }
 
@@ -455,7 +496,7 @@ TEST_CASE("DRI_ERR_INCONSISTENT: ranks pass different arguments to a collective"
         Dist d;
         OK(DRI_Globaldata_create(2, ext, world_rank() == 0 ? DRI_FLOAT : DRI_INT32, &gdo));
         OK(DRI_Partition_create(2, dp, &part));
-        OK(DRI_Group_create(MPI_COMM_WORLD, 0, nullptr, &all));
+        OK(DRI_Group_create(world(), 0, nullptr, &all));
         EXPECT_CODE_ALL(DRI_Distribution_create(gdo, part, all, &d), DRI_ERR_INCONSISTENT);
     }
     SUBCASE("different sending layouts within one side") {
@@ -484,11 +525,11 @@ TEST_CASE("DRI_ERR_INCONSISTENT: ranks pass different arguments to a collective"
 TEST_CASE("DRI_ERR_INTERNAL: a corrupt declaration on the wire") {
     // The commit's exchange is decoded by this reader; bytes that cannot be
     // a declaration are a library invariant broken, not a user error.
-    dri::detail::Writer w;
+    dri::core::Writer w;
     w.str("name");
     std::vector<std::byte> bytes = w.bytes();
     bytes.resize(bytes.size() - 2); // truncated
-    dri::detail::Reader r(bytes.data(), bytes.size());
+    dri::core::Reader r(bytes.data(), bytes.size());
     try {
         (void)r.str();
         FAIL("a truncated string was read");
@@ -516,7 +557,7 @@ TEST_CASE("DRI_ERR_NO_MEMORY: commit cannot allocate 4 TiB of scratch") {
     OK(DRI_Globaldata_create(2, ext, DRI_FLOAT, &g));
     OK(DRI_Partition_create(2, rp, &rpp));
     OK(DRI_Partition_create(2, cp, &cpp));
-    OK(DRI_Group_create(MPI_COMM_WORLD, 0, nullptr, &all));
+    OK(DRI_Group_create(world(), 0, nullptr, &all));
     OK(DRI_Distribution_create(g, rpp, all, &rows));
     OK(DRI_Distribution_create(g, cpp, all, &cols));
     OK(DRI_Layout_create(2, rm, nullptr, &rl));

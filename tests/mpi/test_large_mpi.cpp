@@ -2,9 +2,10 @@
 // and offsets beyond 2^32 bytes, built without allocating them; and one real
 // transfer whose single message exceeds 2 GiB (ctest label `large`, run by
 // tools/test.sh when the machine has the memory).
-#include "datatype.hpp"
+#include "backend/datatype.hpp"
+#include "core/plan.hpp"
 #include "dri/dri.hpp"
-#include "plan.hpp"
+#include "mpi_world.hpp"
 
 #include <doctest/doctest.h>
 #include <mpi.h>
@@ -124,14 +125,14 @@ long peak_rss_mib() {
 // ctest label `large`: 2 ranks, about 7.5 GiB of memory in all.
 TEST_CASE("large: one message of 2.5 GiB, producer rank 0 to consumer rank 1") {
     int size = 0, rank = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(dri::test::world(), &size);
+    MPI_Comm_rank(dri::test::world(), &rank);
     REQUIRE(size == 2);
     // 20480 x 32768 floats = 2.5 GiB; the consumer stores the transpose.
     const dri::Index R = 20480, C = 32768, n = R * C;
     const dri::GlobalData gd({R, C}, dri::Type::float32);
     const dri::Partition whole({dri::DimPart::whole(), dri::DimPart::whole()});
-    const dri::Group prod(MPI_COMM_WORLD, {0}), cons(MPI_COMM_WORLD, {1});
+    const dri::Group prod(dri::test::world(), {0}), cons(dri::test::world(), {1});
     const dri::Layout rowmajor = dri::Layout::packed(2), colmajor = dri::Layout::ordered({1, 0});
     std::unique_ptr<std::uint32_t[]> buf(new std::uint32_t[static_cast<std::size_t>(n)]);
     std::span<std::uint32_t> b(buf.get(), static_cast<std::size_t>(n));
@@ -156,8 +157,8 @@ TEST_CASE("large: one message of 2.5 GiB, producer rank 0 to consumer rank 1") {
             std::memset(buf.get(), 0xff, static_cast<std::size_t>(n) * 4);
             t.recv(*d, colmajor, ring);
         }
-        dri::commit(MPI_COMM_WORLD, {&t});
-        MPI_Barrier(MPI_COMM_WORLD);
+        dri::commit(dri::test::world(), {&t});
+        MPI_Barrier(dri::test::world());
         const auto t0 = std::chrono::steady_clock::now();
         t.execute();
         const double secs =

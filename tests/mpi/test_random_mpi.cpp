@@ -5,6 +5,7 @@
 // order), several buffers cycled over several frames, blocking and
 // non-blocking. Every byte of every receive buffer is checked every frame.
 // DRI_SEED replays a run, DRI_MPI_CASES sets the number of cases.
+#include "mpi_world.hpp"
 #include "random_case.hpp"
 #include "scenario.hpp"
 
@@ -33,10 +34,10 @@ std::vector<int> random_ranks(std::mt19937_64& rng, int world, int n) {
 
 TEST_CASE("random redistributions over MPI deliver every byte of every frame") {
     int rank = 0, world = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    MPI_Comm_rank(dri::test::world(), &rank);
+    MPI_Comm_size(dri::test::world(), &world);
     unsigned long long seed = env_u64("DRI_SEED", std::random_device{}());
-    MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, dri::test::world());
     const std::uint64_t cases = env_u64("DRI_MPI_CASES", 50);
     if (rank == 0)
         std::printf("random MPI test: seed %llu, %llu cases, %d ranks\n", seed,
@@ -79,6 +80,6 @@ TEST_CASE("random redistributions over MPI deliver every byte of every frame") {
         if (failures > 3) break;
     }
     long long total = static_cast<long long>(cells);
-    MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG_LONG, MPI_SUM, dri::test::world());
     if (rank == 0) std::printf("random MPI test: checked %lld receive cells\n", total);
 }

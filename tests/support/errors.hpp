@@ -1,7 +1,7 @@
 // Test helper: the error code (and message) a callable throws.
 #pragma once
 
-#include "error.hpp"
+#include "core/error.hpp"
 
 #include <string>
 

@@ -4,9 +4,9 @@
 // layouts, 1-7 processes per side.
 #pragma once
 
-#include "distribution.hpp"
-#include "layout.hpp"
-#include "plan.hpp"
+#include "core/distribution.hpp"
+#include "core/layout.hpp"
+#include "core/plan.hpp"
 
 #include <algorithm>
 #include <cstdint>

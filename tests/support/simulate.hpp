@@ -4,8 +4,8 @@
 // padding included) is compared with the value derived from its global index.
 #pragma once
 
-#include "copy.hpp"
-#include "plan.hpp"
+#include "core/plan.hpp"
+#include "kernels/copy.hpp"
 
 #include <algorithm>
 #include <cstdint>

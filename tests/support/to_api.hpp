@@ -2,9 +2,9 @@
 // into public API objects, so MPI tests can drive dri::* with them.
 #pragma once
 
+#include "core/layout.hpp"
+#include "core/partition.hpp"
 #include "dri/dri.hpp"
-#include "layout.hpp"
-#include "partition.hpp"
 
 namespace dri::test {
 

@@ -1,4 +1,4 @@
-#include "copy.hpp"
+#include "kernels/copy.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "distribution.hpp"
+#include "core/distribution.hpp"
 #include "errors.hpp"
 
 #include <doctest/doctest.h>

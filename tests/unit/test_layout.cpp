@@ -1,5 +1,5 @@
+#include "core/layout.hpp"
 #include "errors.hpp"
-#include "layout.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
+#include "core/partition.hpp"
 #include "errors.hpp"
-#include "partition.hpp"
 
 #include <doctest/doctest.h>
 

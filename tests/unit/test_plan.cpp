@@ -1,5 +1,5 @@
+#include "core/plan.hpp"
 #include "errors.hpp"
-#include "plan.hpp"
 #include "simulate.hpp"
 
 #include <doctest/doctest.h>

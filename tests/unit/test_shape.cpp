@@ -1,6 +1,6 @@
-#include "checked.hpp"
+#include "core/checked.hpp"
+#include "core/shape.hpp"
 #include "errors.hpp"
-#include "shape.hpp"
 
 #include <doctest/doctest.h>
 
@@ -28,7 +28,7 @@ TEST_CASE("shape: extents, element types and sizes") {
     CHECK(s.bytes() == 72 * 8);
     CHECK(Shape({5}, ElementType::record(7)).bytes() == 35);
     CHECK(ElementType::predefined(ElemKind::complex_double).size == 16);
-    CHECK(to_string(s) == "4x6x3 complex_float");
+    CHECK(to_string(s) == "4x6x3 cfloat");
     // 8 dimensions are allowed, 0 and 9 are not.
     CHECK(Shape(std::vector<Index>(8, 2), ElementType::predefined(ElemKind::byte)).elements() ==
           256);

@@ -1,0 +1,20 @@
+// Whether DRI is initialized, and the transfers alive (finalize releases
+// the MPI resources of those the application forgot).
+#pragma once
+
+namespace dri::detail {
+
+struct TransferImpl;
+
+// Throws core::Error(not_initialized) unless DRI is initialized.
+void require_initialized();
+bool is_initialized() noexcept;
+void runtime_init();
+// Releases every live transfer, every shared allocation and every retired
+// communicator, then marks DRI uninitialized.
+void runtime_finalize();
+
+void register_transfer(TransferImpl* t);
+void unregister_transfer(TransferImpl* t) noexcept;
+
+} // namespace dri::detail

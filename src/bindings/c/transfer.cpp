@@ -1,0 +1,183 @@
+// The C binding (include/dri/dri.h), transfers: declaring, committing and
+// running them, the corner turn in one call, node shared memory.
+#include "bindings/c/convert.hpp"
+#include "bindings/c/registry.hpp"
+
+namespace dri::capi {
+namespace {
+
+int declare(DRI_Transfer xfer, detail::RoleKind kind, DRI_Distribution dist, DRI_Layout layout,
+            int nbuf, void* const buffers[], const DRI_Index sizes[]) {
+    return api([&] {
+        detail::require_initialized();
+        const XferP t = lookup<XferP>(xfer, "transfer");
+        const DistP d = lookup<DistP>(dist, "distribution");
+        const auto l = lookup<std::shared_ptr<const detail::LayoutImpl>>(layout, "layout");
+        detail::declare_role(*t, kind, d, *l, buffers_of(nbuf, buffers, sizes));
+    });
+}
+
+} // namespace
+} // namespace dri::capi
+
+using namespace dri::capi;
+using dri::core::Index;
+namespace detail = dri::detail;
+namespace core = dri::core;
+
+extern "C" {
+
+int DRI_Transfer_create(const char* name, DRI_Transfer* xfer) {
+    return api([&] {
+        detail::require_initialized();
+        need_ptr(name, "transfer name");
+        need_ptr(xfer, "output handle");
+        *xfer = add<DRI_Transfer>(detail::make_transfer(name));
+    });
+}
+
+int DRI_Transfer_send(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layout, int nbuf,
+                      void* const buffers[], const DRI_Index sizes[]) {
+    return declare(xfer, detail::RoleKind::send, dist, layout, nbuf, buffers, sizes);
+}
+
+int DRI_Transfer_recv(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layout, int nbuf,
+                      void* const buffers[], const DRI_Index sizes[]) {
+    return declare(xfer, detail::RoleKind::recv, dist, layout, nbuf, buffers, sizes);
+}
+
+int DRI_Corner_turn_blocks(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_Datatype type,
+                           DRI_Blockinfo* send, DRI_Blockinfo* recv) {
+    return api([&] {
+        detail::require_initialized();
+        // Local argument errors still join the collective so nobody hangs.
+        core::ElementType t;
+        const detail::Status pre = detail::capture([&] {
+            need_ptr(send, "send blockinfo");
+            need_ptr(recv, "receive blockinfo");
+            t = predefined_type(type);
+        });
+        const detail::CornerTurnBlocks b = detail::corner_turn_blocks(comm, nrows, ncols, t, pre);
+        *send = to_c(b.send);
+        *recv = to_c(b.recv);
+    });
+}
+
+int DRI_Corner_turn_create(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_Datatype type,
+                           int nbuf, void* const send_buffers[], const DRI_Index send_sizes[],
+                           void* const recv_buffers[], const DRI_Index recv_sizes[],
+                           DRI_Transfer* xfer) {
+    return api([&] {
+        detail::require_initialized();
+        core::ElementType t;
+        std::vector<std::span<std::byte>> sb, rb;
+        const detail::Status pre = detail::capture([&] {
+            need_ptr(xfer, "output handle");
+            t = predefined_type(type);
+            sb = buffers_of(nbuf, send_buffers, send_sizes);
+            rb = buffers_of(nbuf, recv_buffers, recv_sizes);
+        });
+        auto made = detail::corner_turn(comm, nrows, ncols, t, sb, rb, pre);
+        *xfer = add<DRI_Transfer>(std::move(made));
+    });
+}
+
+int DRI_Alloc_mem(MPI_Comm comm, DRI_Index bytes, void** base) {
+    return api([&] {
+        detail::require_initialized();
+        // A NULL result pointer on one process still joins the collective.
+        const detail::Status pre =
+            base ? detail::Status{}
+                 : detail::Status{core::Errc::null_pointer, "DRI_Alloc_mem: base is NULL"};
+        void* p = detail::shared_alloc(comm, bytes, pre);
+        if (base) *base = p;
+    });
+}
+
+int DRI_Free_mem(MPI_Comm comm, void* base) {
+    return api([&] {
+        detail::require_initialized();
+        detail::shared_free(comm, base);
+    });
+}
+
+int DRI_Transfer_set_strategy(DRI_Transfer xfer, DRI_Strategy strategy) {
+    return api([&] {
+        detail::require_initialized();
+        detail::set_strategy(*lookup<XferP>(xfer, "transfer"),
+                             static_cast<detail::Strategy>(raw(strategy)));
+    });
+}
+
+int DRI_Commit(MPI_Comm comm, int count, DRI_Transfer xfers[]) {
+    return api([&] {
+        detail::require_initialized();
+        // Bad arguments still join the collective so nobody hangs.
+        std::vector<XferP> keep;
+        std::vector<detail::TransferImpl*> impls;
+        const detail::Status pre = detail::capture([&] {
+            if (count < 0) core::fail(core::Errc::arg, "commit: negative transfer count");
+            if (count > 0) need_ptr(xfers, "transfer array");
+            for (int i = 0; i < count; ++i)
+                keep.push_back(lookup<XferP>(xfers[i], "transfer"));
+        });
+        if (!pre.failed())
+            for (const XferP& t : keep)
+                impls.push_back(t.get());
+        detail::commit(comm, impls, pre);
+    });
+}
+
+int DRI_Transfer_commit(DRI_Transfer xfer) {
+    return api([&] {
+        detail::require_initialized();
+        detail::commit_alone(*lookup<XferP>(xfer, "transfer"));
+    });
+}
+
+int DRI_Do(DRI_Transfer xfer) {
+    return api([&] {
+        detail::require_initialized();
+        detail::execute(*lookup<XferP>(xfer, "transfer"));
+    });
+}
+
+int DRI_Do_start(DRI_Transfer xfer) {
+    return api([&] {
+        detail::require_initialized();
+        detail::start(*lookup<XferP>(xfer, "transfer"));
+    });
+}
+
+int DRI_Do_wait(DRI_Transfer xfer) {
+    return api([&] {
+        detail::require_initialized();
+        detail::wait(*lookup<XferP>(xfer, "transfer"));
+    });
+}
+
+int DRI_Do_test(DRI_Transfer xfer, int* done) {
+    return api([&] {
+        detail::require_initialized();
+        need_ptr(done, "done flag");
+        *done = detail::test(*lookup<XferP>(xfer, "transfer")) ? 1 : 0;
+    });
+}
+
+int DRI_Transfer_current(DRI_Transfer xfer, int* send_buffer, int* recv_buffer) {
+    return api([&] {
+        detail::require_initialized();
+        const XferP t = lookup<XferP>(xfer, "transfer");
+        if (send_buffer) *send_buffer = t->send ? t->send->current : -1;
+        if (recv_buffer) *recv_buffer = t->recv ? t->recv->current : -1;
+    });
+}
+
+int DRI_Transfer_destroy(DRI_Transfer* xfer) {
+    return api([&] {
+        detail::require_initialized();
+        remove<XferP>(xfer, "transfer");
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,343 @@
+#include "kernels/copy.hpp"
+
+#include "core/multi_index.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define DRI_X86_KERNELS 1
+#endif
+
+namespace dri::core {
+
+namespace {
+
+constexpr int max_axes = max_index_axes;
+
+// Calls f(source offset, destination offset) for every index of `axes`.
+template <class F>
+void for_each_offset(const Axis* axes, int k, F&& f) {
+    for_each_index<2>(
+        k, [axes](int a) { return axes[a].n; },
+        [axes](int a) {
+            return std::array<Index, 2>{axes[a].s, axes[a].r};
+        },
+        [&f](const Index*, Index so, Index ro) { f(so, ro); });
+}
+
+// E is the element size when it is one of the common ones (so the compiler
+// turns each memcpy into a move), 0 when only known at run time.
+template <Index E>
+void line(const std::byte* s, std::byte* d, Index n, Index ss, Index ds, Index elem) {
+    const auto e = static_cast<std::size_t>(E ? E : elem);
+    for (Index i = 0; i < n; ++i, s += ss, d += ds)
+        std::memcpy(d, s, e);
+}
+
+// 2-D transpose in tiles: source element (x, y) at s + x*e + y*sy goes to
+// d + x*dx + y*e. A tile keeps its source and destination lines in L1.
+template <Index E>
+void transpose(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, Index dx,
+               Index elem) {
+    const Index e = E ? E : elem;
+    const Index tile = std::max<Index>(4, 256 / e);
+    for (Index x0 = 0; x0 < nx; x0 += tile) {
+        const Index x1 = std::min(nx, x0 + tile);
+        for (Index y0 = 0; y0 < ny; y0 += tile) {
+            const Index y1 = std::min(ny, y0 + tile);
+            for (Index x = x0; x < x1; ++x)
+                line<E>(s + x * e + y0 * sy, d + x * dx + y0 * e, y1 - y0, sy, e, elem);
+        }
+    }
+}
+
+#if DRI_X86_KERNELS
+// Vector transposes for the common element sizes (AVX2, chosen at run time).
+// The unit of work is a micro tile whose destination rows are each one whole
+// 64-byte line: 8 x 8 elements of 8 bytes, 4 x 4 of 16 bytes, 8 x 16 of 4
+// bytes. Large copies use non-temporal stores when the destination is aligned,
+// like memcpy: every destination line is then written once, whole, and never
+// read. Micro tiles are visited in blocks of one page of each source row by
+// 64 source rows, down the block's columns: a source row is a separate page
+// (and DRAM row) in a large transpose, and going down keeps the eight
+// destination rows of a micro tile streaming. Measured on this machine (AMD
+// EPYC, 4096 x 4096 x 8 bytes): 10.3 ms against 13.4 ms for 4 x 4 tiles of 32
+// x 32 with half-line stores, memcpy of the same bytes 5.7 ms.
+// They return false when the CPU or the shape does not suit them.
+constexpr Index nt_threshold = Index{4} << 20;
+constexpr Index block_bytes = 4096; // of each source row
+constexpr Index block_rows = 64;
+
+bool has_avx2() {
+    static const bool yes = __builtin_cpu_supports("avx2");
+    return yes;
+}
+
+template <bool NT>
+__attribute__((target("avx2"), always_inline)) inline void store_line(std::byte* q, __m256 lo,
+                                                                      __m256 hi) {
+    auto* f = reinterpret_cast<float*>(q);
+    if constexpr (NT) {
+        _mm256_stream_ps(f, lo);
+        _mm256_stream_ps(f + 8, hi);
+    } else {
+        _mm256_storeu_ps(f, lo);
+        _mm256_storeu_ps(f + 8, hi);
+    }
+}
+
+__attribute__((target("avx2"), always_inline)) inline __m256 load(const std::byte* p) {
+    return _mm256_loadu_ps(reinterpret_cast<const float*>(p));
+}
+
+// 4 x 4 transpose of 8-byte elements: rows p, p + sy, ... -> o[0..3].
+__attribute__((target("avx2"), always_inline)) inline void transpose4x4_8(const std::byte* p,
+                                                                          Index sy, __m256 o[4]) {
+    const __m256d r0 = _mm256_castps_pd(load(p)), r1 = _mm256_castps_pd(load(p + sy)),
+                  r2 = _mm256_castps_pd(load(p + 2 * sy)), r3 = _mm256_castps_pd(load(p + 3 * sy));
+    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    o[0] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20));
+    o[1] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20));
+    o[2] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31));
+    o[3] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+// 8 x 8 transpose of 4-byte elements: rows p, p + sy, ... -> o[0..7].
+__attribute__((target("avx2"), always_inline)) inline void transpose8x8_4(const std::byte* p,
+                                                                          Index sy, __m256 o[8]) {
+    __m256 r[8], t[8];
+    for (int i = 0; i < 8; ++i)
+        r[i] = load(p + i * sy);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; ++i) {
+        o[i] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x20);
+        o[i + 4] = _mm256_permute2f128_ps(r[i], r[i + 4], 0x31);
+    }
+}
+
+// One micro tile at source p / destination q (source rows sy apart,
+// destination rows dx apart). Its extent: MX source columns (destination
+// rows) by 64 / E source rows.
+template <Index E>
+constexpr Index micro_x = E == 16 ? 4 : 8;
+
+template <Index E, bool NT>
+__attribute__((target("avx2"), always_inline)) inline void
+micro_tile(const std::byte* p, std::byte* q, Index sy, Index dx) {
+    if constexpr (E == 8) {
+        for (int h = 0; h < 2; ++h, p += 32, q += 4 * dx) {
+            __m256 a[4], b[4];
+            transpose4x4_8(p, sy, a);
+            transpose4x4_8(p + 4 * sy, sy, b);
+            for (int i = 0; i < 4; ++i)
+                store_line<NT>(q + i * dx, a[i], b[i]);
+        }
+    } else if constexpr (E == 16) {
+        for (int h = 0; h < 2; ++h, p += 32, q += 2 * dx) {
+            const __m256 r0 = load(p), r1 = load(p + sy), r2 = load(p + 2 * sy),
+                         r3 = load(p + 3 * sy);
+            store_line<NT>(q, _mm256_permute2f128_ps(r0, r1, 0x20),
+                           _mm256_permute2f128_ps(r2, r3, 0x20));
+            store_line<NT>(q + dx, _mm256_permute2f128_ps(r0, r1, 0x31),
+                           _mm256_permute2f128_ps(r2, r3, 0x31));
+        }
+    } else {
+        __m256 a[8], b[8];
+        transpose8x8_4(p, sy, a);
+        transpose8x8_4(p + 8 * sy, sy, b);
+        for (int i = 0; i < 8; ++i)
+            store_line<NT>(q + i * dx, a[i], b[i]);
+    }
+}
+
+// The micro tiles of an nx x ny transpose (multiples of the tile extent).
+template <Index E, bool NT>
+__attribute__((target("avx2"))) void transpose_tiles(const std::byte* s, std::byte* d, Index nx,
+                                                     Index ny, Index sy, Index dx) {
+    constexpr Index mx = micro_x<E>, my = 64 / E;
+    constexpr Index bx = block_bytes / E;
+    for (Index x0 = 0; x0 < nx; x0 += bx) {
+        const Index x1 = std::min(nx, x0 + bx);
+        for (Index y0 = 0; y0 < ny; y0 += block_rows) {
+            const Index y1 = std::min(ny, y0 + block_rows);
+            for (Index x = x0; x < x1; x += mx)
+                for (Index y = y0; y < y1; y += my)
+                    micro_tile<E, NT>(s + x * E + y * sy, d + x * dx + y * E, sy, dx);
+        }
+    }
+    if constexpr (NT) _mm_sfence();
+}
+
+template <Index E>
+void transpose(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, Index dx,
+               Index elem);
+
+// A whole transpose with the vector kernels; false when they do not apply.
+// The first `peel` destination columns (y) are done apart so that, when the
+// destination rows are equally aligned, the destination lines are whole and
+// large copies can use non-temporal stores.
+template <Index E>
+bool transpose_vector(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, Index dx) {
+    if (!has_avx2()) return false;
+    constexpr Index mx = micro_x<E>, my = 64 / E;
+    const auto addr = static_cast<Index>(reinterpret_cast<std::uintptr_t>(d) % 64);
+    Index peel = 0;
+    bool nt = false;
+    if (nx * ny * E >= nt_threshold && dx % 64 == 0 && addr % E == 0) {
+        peel = ((64 - addr) % 64) / E;
+        nt = true;
+    }
+    // Likewise the first `xpeel` source columns when the source rows are
+    // equally aligned, so that each micro tile reads whole source lines.
+    const auto saddr = static_cast<Index>(reinterpret_cast<std::uintptr_t>(s) % 64);
+    const Index xpeel = sy % 64 == 0 && saddr % E == 0 ? ((64 - saddr) % 64) / E : 0;
+    if (nx - xpeel < mx || ny - peel < my) return false;
+    if (peel > 0) transpose<E>(s, d, nx, peel, sy, dx, E);
+    s += peel * sy;
+    d += peel * E;
+    ny -= peel;
+    if (xpeel > 0) transpose<E>(s, d, xpeel, ny, sy, dx, E);
+    s += xpeel * E;
+    d += xpeel * dx;
+    nx -= xpeel;
+    const Index bx = nx - nx % mx, by = ny - ny % my; // ragged edges
+    if (nt)
+        transpose_tiles<E, true>(s, d, bx, by, sy, dx);
+    else
+        transpose_tiles<E, false>(s, d, bx, by, sy, dx);
+    if (bx < nx) transpose<E>(s + bx * E, d + bx * dx, nx - bx, ny, sy, dx, E);
+    if (by < ny) transpose<E>(s + by * sy, d + by * E, bx, ny - by, sy, dx, E);
+    return true;
+}
+#endif
+
+template <Index E>
+void copy_impl(const std::byte* src, std::byte* dst, const Axis* axes, int k, Index elem) {
+    const Index e = E ? E : elem;
+    if (k == 0) {
+        std::memcpy(dst, src, static_cast<std::size_t>(e));
+        return;
+    }
+    const Axis& in = axes[k - 1];
+    if (in.s == e && in.r == e) { // contiguous on both sides
+        const auto bytes = static_cast<std::size_t>(in.n * e);
+        for_each_offset(axes, k - 1,
+                        [&](Index so, Index ro) { std::memcpy(dst + ro, src + so, bytes); });
+        return;
+    }
+    int ax = -1, ay = -1; // axes contiguous in the source / in the destination
+    for (int a = 0; a < k; ++a) {
+        if (ax < 0 && axes[a].s == e) ax = a;
+        if (ay < 0 && axes[a].r == e) ay = a;
+    }
+    if (ax >= 0 && ay >= 0 && ax != ay) {
+        Axis rest[max_axes];
+        int nr = 0;
+        for (int a = 0; a < k; ++a)
+            if (a != ax && a != ay) rest[nr++] = axes[a];
+        const Axis& x = axes[ax];
+        const Axis& y = axes[ay];
+        for_each_offset(rest, nr, [&](Index so, Index ro) {
+#if DRI_X86_KERNELS
+            if constexpr (E == 4 || E == 8 || E == 16)
+                if (transpose_vector<E>(src + so, dst + ro, x.n, y.n, y.s, x.r)) return;
+#endif
+            transpose<E>(src + so, dst + ro, x.n, y.n, y.s, x.r, elem);
+        });
+        return;
+    }
+    for_each_offset(axes, k - 1, [&](Index so, Index ro) {
+        line<E>(src + so, dst + ro, in.n, in.s, in.r, elem);
+    });
+}
+
+// Strides of a dense stream in the element order of `axes`.
+int stream_axes(const Region& reg, Index elem, bool replace_sender, Axis* out) {
+    const int k = static_cast<int>(reg.axes.size());
+    Index stride = elem;
+    for (int a = k; a-- > 0;) {
+        out[a] = reg.axes[static_cast<std::size_t>(a)];
+        (replace_sender ? out[a].s : out[a].r) = stride;
+        stride *= out[a].n;
+    }
+    return k;
+}
+
+} // namespace
+
+void strided_copy(const std::byte* src, std::byte* dst, const Axis* axes, int k, Index elem) {
+    switch (elem) {
+    case 1:
+        return copy_impl<1>(src, dst, axes, k, elem);
+    case 2:
+        return copy_impl<2>(src, dst, axes, k, elem);
+    case 4:
+        return copy_impl<4>(src, dst, axes, k, elem);
+    case 8:
+        return copy_impl<8>(src, dst, axes, k, elem);
+    case 16:
+        return copy_impl<16>(src, dst, axes, k, elem);
+    default:
+        return copy_impl<0>(src, dst, axes, k, elem);
+    }
+}
+
+void strided_copy_reference(const std::byte* src, std::byte* dst, const Axis* axes, int k,
+                            Index elem) {
+    if (k == 0) {
+        std::memcpy(dst, src, static_cast<std::size_t>(elem));
+        return;
+    }
+    for_each_offset(axes, k, [&](Index so, Index ro) {
+        std::memcpy(dst + ro, src + so, static_cast<std::size_t>(elem));
+    });
+}
+
+std::vector<Axis> packed_axes(const Region& reg, Index elem, bool replace_sender) {
+    std::vector<Axis> out(reg.axes.size());
+    stream_axes(reg, elem, replace_sender, out.data());
+    return out;
+}
+
+Index pack_region(const std::byte* src, const Region& reg, Index elem, std::byte* out) {
+    Axis ax[max_axes];
+    const int k = stream_axes(reg, elem, false, ax);
+    strided_copy(src + reg.s_off, out, ax, k, elem);
+    return reg.elements() * elem;
+}
+
+Index unpack_region(const std::byte* in, const Region& reg, Index elem, std::byte* dst) {
+    Axis ax[max_axes];
+    const int k = stream_axes(reg, elem, true, ax);
+    strided_copy(in, dst + reg.r_off, ax, k, elem);
+    return reg.elements() * elem;
+}
+
+void zero_region(std::byte* dst, const Region& reg, Index elem) {
+    const int k = static_cast<int>(reg.axes.size());
+    if (k > 0 && reg.axes.back().r == elem) {
+        const auto bytes = static_cast<std::size_t>(reg.axes.back().n * elem);
+        for_each_offset(reg.axes.data(), k - 1,
+                        [&](Index, Index ro) { std::memset(dst + reg.r_off + ro, 0, bytes); });
+        return;
+    }
+    for_each_offset(reg.axes.data(), k, [&](Index, Index ro) {
+        std::memset(dst + reg.r_off + ro, 0, static_cast<std::size_t>(elem));
+    });
+}
+
+} // namespace dri::core

@@ -1,0 +1,289 @@
+// Defects found by driving the C API with bad input and odd call orders
+// (issue "no call sequence may hang, crash or touch freed memory"), each
+// pinned by a test that failed before its fix, and the messages that misled.
+// Runs under a short timeout: a hang fails.
+#include "dri/dri.h"
+#include "mpi_world.hpp"
+
+#include <doctest/doctest.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using dri::test::same_everywhere;
+
+MPI_Comm comm() {
+    return dri::test::world();
+}
+int rank() {
+    int r = 0;
+    MPI_Comm_rank(comm(), &r);
+    return r;
+}
+int size() {
+    int n = 1;
+    MPI_Comm_size(comm(), &n);
+    return n;
+}
+
+#define OK(call) REQUIRE_MESSAGE((call) == DRI_SUCCESS, #call ": " << DRI_Last_error_message())
+
+std::string last_message() {
+    return DRI_Last_error_message();
+}
+
+bool has(const std::string& text, const char* words) {
+    return text.find(words) != std::string::npos;
+}
+
+// A corner turn of an R x C int32 matrix over every process of comm(): row
+// blocks (rows contiguous) to column blocks (columns contiguous), one buffer
+// per side, allocated with DRI_Alloc_mem or by the test.
+class Turn {
+  public:
+    static constexpr DRI_Index R = 24, C = 20;
+
+    Turn(bool shared_memory, DRI_Strategy strategy) : shared_(shared_memory) {
+        const DRI_Index ext[2] = {R, C};
+        OK(DRI_Globaldata_create(2, ext, DRI_INT32, &gdo_));
+        OK(DRI_Partition_create_spec("block,whole", &rows_p_));
+        OK(DRI_Partition_create_spec("whole,block", &cols_p_));
+        OK(DRI_Group_create(comm(), 0, nullptr, &group_));
+        OK(DRI_Distribution_create(gdo_, rows_p_, group_, &rows_));
+        OK(DRI_Distribution_create(gdo_, cols_p_, group_, &cols_));
+        const int row_major[2] = {0, 1}, col_major[2] = {1, 0};
+        OK(DRI_Layout_create(2, row_major, nullptr, &rl_));
+        OK(DRI_Layout_create(2, col_major, nullptr, &cl_));
+        OK(DRI_Blockinfo_get(rows_, rl_, &sb_));
+        OK(DRI_Blockinfo_get(cols_, cl_, &rb_));
+        send_ = allocate(sb_.bytes, own_send_);
+        recv_ = allocate(rb_.bytes, own_recv_);
+        fill();
+        OK(DRI_Transfer_create("reliability turn", &xfer_));
+        void* s[1] = {send_};
+        void* r[1] = {recv_};
+        const DRI_Index ss[1] = {sb_.bytes}, rs[1] = {rb_.bytes};
+        OK(DRI_Transfer_send(xfer_, rows_, rl_, 1, s, ss));
+        OK(DRI_Transfer_recv(xfer_, cols_, cl_, 1, r, rs));
+        OK(DRI_Transfer_set_strategy(xfer_, strategy));
+    }
+
+    ~Turn() {
+        if (xfer_) DRI_Transfer_destroy(&xfer_);
+        if (shared_) {
+            DRI_Free_mem(comm(), send_);
+            DRI_Free_mem(comm(), recv_);
+        }
+        DRI_Layout_destroy(&rl_);
+        DRI_Layout_destroy(&cl_);
+        DRI_Distribution_destroy(&rows_);
+        DRI_Distribution_destroy(&cols_);
+        DRI_Group_destroy(&group_);
+        DRI_Partition_destroy(&rows_p_);
+        DRI_Partition_destroy(&cols_p_);
+        DRI_Globaldata_destroy(&gdo_);
+    }
+    Turn(const Turn&) = delete;
+    Turn& operator=(const Turn&) = delete;
+
+    DRI_Transfer xfer() const { return xfer_; }
+    DRI_Transfer* xfer_ptr() { return &xfer_; }
+    void* send_buffer() const { return send_; }
+    void* recv_buffer() const { return recv_; }
+
+    // Every element of this process's column block holds its global index.
+    bool delivered() const {
+        const auto* r = static_cast<const std::int32_t*>(recv_);
+        for (DRI_Index j = 0; j < rb_.local_extent[1]; ++j)
+            for (DRI_Index i = 0; i < R; ++i)
+                if (r[j * R + i] != value(i, rb_.owned_first[1] + j)) return false;
+        return true;
+    }
+
+  private:
+    static std::int32_t value(DRI_Index i, DRI_Index j) {
+        return static_cast<std::int32_t>(i * C + j);
+    }
+
+    void* allocate(DRI_Index bytes, std::vector<std::int32_t>& own) {
+        if (!shared_) {
+            own.assign(static_cast<std::size_t>(bytes / 4 + 1), -1);
+            return own.data();
+        }
+        void* p = nullptr;
+        OK(DRI_Alloc_mem(comm(), bytes, &p));
+        return p;
+    }
+
+    void fill() {
+        auto* s = static_cast<std::int32_t*>(send_);
+        for (DRI_Index i = 0; i < sb_.local_extent[0]; ++i)
+            for (DRI_Index j = 0; j < C; ++j)
+                s[i * C + j] = value(sb_.owned_first[0] + i, j);
+        std::memset(recv_, 0xff, static_cast<std::size_t>(rb_.bytes));
+    }
+
+    bool shared_;
+    DRI_Globaldata gdo_ = nullptr;
+    DRI_Partition rows_p_ = nullptr, cols_p_ = nullptr;
+    DRI_Group group_ = nullptr;
+    DRI_Distribution rows_ = nullptr, cols_ = nullptr;
+    DRI_Layout rl_ = nullptr, cl_ = nullptr;
+    DRI_Blockinfo sb_{}, rb_{};
+    std::vector<std::int32_t> own_send_, own_recv_;
+    void* send_ = nullptr;
+    void* recv_ = nullptr;
+    DRI_Transfer xfer_ = nullptr;
+};
+
+const DRI_Strategy every_strategy[] = {DRI_STRATEGY_AUTO,    DRI_STRATEGY_P2P,
+                                       DRI_STRATEGY_PACKED,  DRI_STRATEGY_ALLTOALLW,
+                                       DRI_STRATEGY_MEASURE, DRI_STRATEGY_SHARED};
+
+} // namespace
+
+TEST_CASE("DRI_Free_mem refuses memory a committed transfer uses, whatever its strategy") {
+    for (DRI_Strategy s : every_strategy) {
+        CAPTURE(s);
+        Turn turn(true, s);
+        OK(DRI_Transfer_commit(turn.xfer()));
+        for (void* p : {turn.send_buffer(), turn.recv_buffer()}) {
+            const int rc = DRI_Free_mem(comm(), p);
+            CHECK_MESSAGE(rc == DRI_ERR_STATE, "DRI_Free_mem returned " << rc);
+            CHECK(same_everywhere(rc));
+        }
+        OK(DRI_Do(turn.xfer())); // the memory is still there
+        CHECK(turn.delivered());
+        OK(DRI_Transfer_destroy(turn.xfer_ptr()));
+    } // ~Turn frees the memory: no longer in use
+}
+
+TEST_CASE("Destroying a transfer with a reorganization in flight completes it, every strategy") {
+    for (bool shared : {false, true})
+        for (DRI_Strategy s : every_strategy) {
+            if (s == DRI_STRATEGY_SHARED && !shared) continue;
+            CAPTURE(shared);
+            CAPTURE(s);
+            Turn turn(shared, s);
+            OK(DRI_Transfer_commit(turn.xfer()));
+            OK(DRI_Do_start(turn.xfer()));
+            // Half the processes destroy at once, the others complete first:
+            // any order must work.
+            if (rank() % 2 == 1) {
+                OK(DRI_Do_wait(turn.xfer()));
+                CHECK(turn.delivered());
+            }
+            OK(DRI_Transfer_destroy(turn.xfer_ptr()));
+            CHECK(turn.delivered()); // destroy completed it
+        }
+}
+
+TEST_CASE("DRI_Finalize with a reorganization in flight completes it; DRI_Init works again") {
+    for (DRI_Strategy s : {DRI_STRATEGY_P2P, DRI_STRATEGY_SHARED}) {
+        CAPTURE(s);
+        {
+            const bool shared = s == DRI_STRATEGY_SHARED;
+            Turn turn(shared, s);
+            OK(DRI_Transfer_commit(turn.xfer()));
+            OK(DRI_Do_start(turn.xfer()));
+            OK(DRI_Finalize());
+            if (!shared) CHECK(turn.delivered()); // shared memory is gone with finalize
+            OK(DRI_Init());
+        } // ~Turn: every handle is stale after finalize, every call refused
+    }
+}
+
+TEST_CASE("Groups listing the same ranks in different orders: DRI_ERR_INCONSISTENT, no hang") {
+    if (size() < 2) return;
+    std::vector<int> ranks(static_cast<std::size_t>(size()));
+    for (int i = 0; i < size(); ++i)
+        ranks[static_cast<std::size_t>(i)] = rank() == 0 ? size() - 1 - i : i;
+    DRI_Group g = nullptr;
+    DRI_Globaldata gdo = nullptr;
+    DRI_Partition part = nullptr;
+    DRI_Distribution dist = nullptr;
+    const DRI_Index ext[1] = {100};
+    OK(DRI_Group_create(comm(), size(), ranks.data(), &g));
+    OK(DRI_Globaldata_create(1, ext, DRI_FLOAT, &gdo));
+    OK(DRI_Partition_create_spec("block", &part));
+    const int rc = DRI_Distribution_create(gdo, part, g, &dist);
+    CHECK_MESSAGE(rc == DRI_ERR_INCONSISTENT, "returned " << rc << ": " << last_message());
+    CHECK(same_everywhere(rc));
+    CHECK(has(last_message(), "different orders"));
+    DRI_Partition_destroy(&part);
+    DRI_Globaldata_destroy(&gdo);
+    DRI_Group_destroy(&g);
+}
+
+TEST_CASE("A malformed partition text is an error") {
+    for (const char* text :
+         {"block~", "block~1", "block/", "block/-1", "cyclic()", "block,", "whole~1:1:sideways"}) {
+        CAPTURE(text);
+        DRI_Partition p = nullptr;
+        CHECK(DRI_Partition_create_spec(text, &p) == DRI_ERR_ARG);
+        CHECK(p == nullptr);
+    }
+    DRI_Partition p = nullptr;
+    CHECK(DRI_Partition_create_spec("block/-1", &p) == DRI_ERR_ARG);
+    CHECK(has(last_message(), "\"-1\""));
+    CHECK(!has(last_message(), "\"block/-1\""));
+}
+
+TEST_CASE("Messages name what is wrong, once") {
+    SUBCASE("a forced strategy that does not apply: one rank prefix") {
+        Turn turn(false, DRI_STRATEGY_SHARED); // ordinary memory
+        const int rc = DRI_Transfer_commit(turn.xfer());
+        if (size() > 1) {
+            CHECK(rc == DRI_ERR_BUFFER);
+            const std::string m = last_message();
+            CHECK(has(m, "strategy SHARED does not apply"));
+            CHECK(m.find("rank ") == m.rfind("rank ")); // "rank R:" once, not "rank 0: rank 0:"
+        }
+    }
+    SUBCASE("strided layout without strides names the strides") {
+        DRI_Layout l = nullptr;
+        CHECK(DRI_Layout_create_strided(2, nullptr, &l) == DRI_ERR_NULL);
+        CHECK(has(last_message(), "strides is NULL"));
+    }
+    SUBCASE("a reversed explicit range is called reversed") {
+        const DRI_Index fl[2] = {5, 2};
+        const DRI_Dimpart d = DRI_Dim_ranges(1, fl);
+        DRI_Partition p = nullptr;
+        CHECK(DRI_Partition_create(1, &d, &p) == DRI_ERR_PARTITION);
+        CHECK(has(last_message(), "reversed"));
+        CHECK(!has(last_message(), "[0, -1]"));
+    }
+    SUBCASE("the corner turn blames the corner turn") {
+        DRI_Blockinfo s{}, r{};
+        const int rc = DRI_Corner_turn_blocks(comm(), 40, rank() == 0 ? 30 : 31, DRI_FLOAT, &s, &r);
+        if (size() > 1) {
+            CHECK(rc == DRI_ERR_INCONSISTENT);
+            CHECK(same_everywhere(rc));
+            CHECK(has(last_message(), "corner turn"));
+            CHECK(!has(last_message(), "distribution's collective creation"));
+        }
+    }
+}
+
+TEST_CASE("DRI_Group_create without a rank list: n is 0 or the parent's size") {
+    for (int n : {-1, size() + 1, 2 * size() + 3}) {
+        CAPTURE(n);
+        DRI_Group g = nullptr;
+        CHECK(DRI_Group_create(comm(), n, nullptr, &g) == DRI_ERR_GROUP);
+        CHECK(has(last_message(), "n must be 0 or the parent's size"));
+        CHECK(g == nullptr);
+    }
+    for (int n : {0, size()}) {
+        DRI_Group g = nullptr;
+        OK(DRI_Group_create(comm(), n, nullptr, &g));
+        int got = 0;
+        OK(DRI_Group_size(g, &got));
+        CHECK(got == size());
+        OK(DRI_Group_destroy(&g));
+    }
+}
