@@ -2,7 +2,7 @@
 # mpiexec with n ranks (more ranks than cores is fine for correctness).
 # MPICH's report of leaked handles at MPI_Finalize, or a LeakSanitizer
 # report, fails the test.
-set(DRI_MPI_RANKS 1 2 3 4 5 7 CACHE STRING "Rank counts of the MPI tests")
+set(DRI_MPI_RANKS 1 2 3 4 7 CACHE STRING "Rank counts of the MPI tests")
 set(DRI_LEAK_REGEX "leaked|LeakSanitizer")
 
 # Sanitizer builds run MPI programs with the ASan runtime first and with
@@ -34,3 +34,24 @@ function(dri_add_mpi_test name n)
                        FAIL_REGULAR_EXPRESSION "${DRI_LEAK_REGEX}")
 endfunction()
 
+
+# Several nodes on one machine: MPICH's MPIR_CVAR_NUM_CLIQUES=k makes
+# MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) report k nodes. Registers
+# `name.nodes2` (4 ranks on 2 nodes) and `name.nodes3` (6 ranks on 3 nodes),
+# label "nodes", with the properties given after PROPERTIES. MPICH only.
+function(dri_add_nodes_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "COMMAND;PROPERTIES")
+  if(DRI_MPIEXEC_VERSION MATCHES "Open MPI|OpenRTE")
+    return()
+  endif()
+  foreach(layout "2;4" "3;6")
+    list(GET layout 0 k)
+    list(GET layout 1 n)
+    dri_add_mpi_test(${name}.nodes${k} ${n} ${arg_COMMAND})
+    if(arg_PROPERTIES)
+      set_tests_properties(${name}.nodes${k} PROPERTIES ${arg_PROPERTIES})
+    endif()
+    set_tests_properties(${name}.nodes${k} PROPERTIES LABELS "mpi;nodes"
+                         ENVIRONMENT "${DRI_MPI_TEST_ENV};MPIR_CVAR_NUM_CLIQUES=${k}")
+  endforeach()
+endfunction()

@@ -34,6 +34,8 @@ const char* strategy_name(dri::Strategy s) {
         return "P2P";
     case dri::Strategy::shared:
         return "SHARED";
+    case dri::Strategy::hybrid:
+        return "HYBRID";
     default:
         return "?";
     }

@@ -234,8 +234,11 @@ typedef enum DRI_Strategy {
     DRI_STRATEGY_PACKED = 2,    /**< pack + MPI_Alltoallv + unpack */
     DRI_STRATEGY_P2P = 3,       /**< point to point, packing only where needed */
     DRI_STRATEGY_MEASURE = 4,   /**< time the candidates at commit, keep the fastest */
-    DRI_STRATEGY_SHARED = 5     /**< single copy through node shared memory: every send
+    DRI_STRATEGY_SHARED = 5,    /**< single copy through node shared memory: every send
                                      buffer from DRI_Alloc_mem, all processes on one node */
+    DRI_STRATEGY_HYBRID = 6     /**< per pair: the single copy where both are on one node and
+                                     the sender's buffers are from DRI_Alloc_mem, messages
+                                     (as P2P) elsewhere */
 } DRI_Strategy;
 
 /** A named transfer; the caller then declares its role(s) with

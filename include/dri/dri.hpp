@@ -93,6 +93,7 @@ enum class Strategy : int {
     p2p = DRI_STRATEGY_P2P,
     measure = DRI_STRATEGY_MEASURE,
     shared = DRI_STRATEGY_SHARED,
+    hybrid = DRI_STRATEGY_HYBRID,
 };
 
 /// Initialization: after MPI_Init, before MPI_Finalize. finalize() releases

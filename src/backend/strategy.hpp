@@ -11,8 +11,9 @@ enum class Strategy : int {
     p2p = 3,       // point to point, packing only where needed
     measure = 4,   // time the candidates at commit, keep the fastest
     shared = 5,    // single copy through node shared memory
+    hybrid = 6,    // single copy for the pairs on one node, messages for the others
 };
 
-inline constexpr int strategy_count = 6;
+inline constexpr int strategy_count = 7;
 
 } // namespace dri::detail

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "mpi_world.hpp"
+#include "nodes.hpp"
 #include "simulate.hpp"
 #include "to_api.hpp"
 
@@ -31,6 +32,7 @@ struct Scenario {
 struct ScenarioResult {
     std::string error; // this rank's first mismatch, "" if none
     Index cells = 0;
+    bool not_applicable = false; // a forced strategy refused, as the node layout says it must
 };
 
 // Collective over world().
@@ -69,10 +71,23 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
         t.recv(*rd, rl, rbuf);
     }
     const bool part = sd || rd;
-    if (part)
-        dri::commit(world(), {&t});
-    else
-        dri::commit(world(), {});
+    // Whether a forced SHARED or HYBRID can apply depends on which pairs
+    // share a node (several nodes are simulated in CI).
+    const bool applies = forced_applies(
+        sc.strategy,
+        pairs_by_node({&csd, sc.send_layout}, {&crd, sc.recv_layout}, sc.send_ranks, sc.recv_ranks),
+        sc.shared_buffers);
+    try {
+        if (part)
+            dri::commit(world(), {&t});
+        else
+            dri::commit(world(), {});
+    } catch (const dri::Error& e) {
+        if (applies || e.code() != dri::Errc::buffer) throw;
+        res.not_applicable = true;
+        return res;
+    }
+    if (!applies) res.error = "a forced strategy committed where it cannot apply";
     for (int f = 0; f < sc.frames && part; ++f) {
         if (sd) {
             auto& b = sbuf[static_cast<std::size_t>(f % sc.nbuf_s)];

@@ -26,8 +26,9 @@ Scenario make(const std::string& shape, const std::string& type, const std::stri
     return sc;
 }
 
-// Runs the scenario with every strategy; the shared strategy with send
-// buffers in node shared memory (MEASURE over shared buffers, which times
+// Runs the scenario with every strategy; SHARED, HYBRID and AUTO once more
+// with send buffers in node shared memory; a forced strategy that the node
+// layout rules out must refuse the commit (MEASURE over shared buffers, which times
 // every candidate, is covered once, in the dri::SharedMemory case).
 void check(Scenario sc) {
     using S = dri::Strategy;
@@ -36,7 +37,9 @@ void check(Scenario sc) {
                              {S::p2p, false},
                              {S::automatic, false},
                              {S::measure, false},
-                             {S::shared, true}}) {
+                             {S::automatic, true},
+                             {S::shared, true},
+                             {S::hybrid, true}}) {
         sc.strategy = s;
         sc.shared_buffers = shared;
         CAPTURE(static_cast<int>(s));
@@ -368,6 +371,12 @@ TEST_CASE("dri::SharedMemory: moves, explicit free, and a SHARED transfer over a
     for (int i = 0; i < 2; ++i)
         ring.emplace_back(world(), static_cast<std::size_t>(sb.bytes));
     std::vector<std::vector<int>> out(2, std::vector<int>(static_cast<std::size_t>(rb.elements())));
+    const core::Shape shape({12, 8}, core::ElementType::predefined(core::ElemKind::int32));
+    const core::Distribution crows(shape, core::parse_partition("block,whole"), w),
+        ccols(shape, core::parse_partition("whole,block"), w);
+    const PairsByNode pairs =
+        pairs_by_node({&crows, core::Layout::packed(2)}, {&ccols, core::Layout::ordered({1, 0})},
+                      range_of_ranks(0, w - 1), range_of_ranks(0, w - 1));
     for (dri::Strategy strategy : {dri::Strategy::automatic, dri::Strategy::measure}) {
         CAPTURE(static_cast<int>(strategy));
         dri::Transfer t("shared ring");
@@ -375,8 +384,7 @@ TEST_CASE("dri::SharedMemory: moves, explicit free, and a SHARED transfer over a
         t.send(rows, packed, ring);
         t.recv(cols, trans, out);
         t.commit();
-        if (strategy == dri::Strategy::automatic)
-            CHECK(t.chosen_strategy() == (w > 1 ? dri::Strategy::shared : dri::Strategy::p2p));
+        if (strategy == dri::Strategy::automatic) CHECK(t.chosen_strategy() == auto_choice(pairs));
         for (int f = 0; f < 4; ++f) {
             auto in = ring[static_cast<std::size_t>(f % 2)].as<int>();
             for (dri::Index i = 0; i < sb.local_extent[0]; ++i)
