@@ -6,8 +6,8 @@
 
 #include "mpi_world.hpp"
 
-#include "dri/dri.hpp"
 #include "core/plan.hpp"
+#include "dri/dri.hpp"
 
 #include <mpi.h>
 
