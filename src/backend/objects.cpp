@@ -37,13 +37,27 @@ MPI_Comm members_comm(const GroupImpl& g) {
     return comm;
 }
 
+// Collective over the members' communicator: agree() naming the failing
+// process by its rank in the group's parent communicator, the rank the user
+// knows (the members' communicator numbers processes otherwise).
+void agree_among(MPI_Comm comm, const Status& mine, int parent_rank) {
+    Status named = mine;
+    if (mine.failed() && !mine.everywhere) {
+        named.message = "rank " + std::to_string(parent_rank) + ": " + mine.message;
+        named.everywhere = true; // named already: agree() adds no prefix
+    }
+    agree(comm, named);
+}
+
 // Collective: fails on every process unless all passed the same bytes.
-void require_same(MPI_Comm comm, const std::string& bytes, const std::string& what) {
+void require_same(MPI_Comm comm, const std::string& bytes, const std::string& what,
+                  int parent_rank) {
     const std::uint64_t h = core::fnv1a(bytes);
     unsigned long long hv[2] = {h, ~h};
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, hv, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm),
               "MPI_Allreduce");
-    agree(comm, hv[0] != h || hv[1] != ~h ? Status{core::Errc::inconsistent, what} : Status{});
+    agree_among(comm, hv[0] != h || hv[1] != ~h ? Status{core::Errc::inconsistent, what} : Status{},
+                parent_rank);
 }
 
 // Collective over the group: builds the distribution when every member
@@ -56,19 +70,22 @@ core::Distribution create_distribution(const core::Shape* shape, const core::Par
         core::fail(core::Errc::group, "rank " + std::to_string(g.parent_rank) +
                                           " is not a member of the distribution's group");
     const ScopedComm comm(members_comm(g));
-    agree(comm.get(), pre); // a member that failed before the call fails it everywhere
+    // A member that failed before the call fails it everywhere.
+    agree_among(comm.get(), pre, g.parent_rank);
     core::Writer order;
     order.vec(g.ranks);
     require_same(comm.get(), order.str_bytes(),
-                 "the processes of the group listed its ranks in different orders in " + call);
+                 "the processes of the group listed its ranks in different orders in " + call,
+                 g.parent_rank);
     core::Writer w;
     core::write_shape_partition(w, *shape, *part);
     require_same(comm.get(), w.str_bytes(),
-                 "the processes of the group passed different global data or partitions to " +
-                     call);
+                 "the processes of the group passed different global data or partitions to " + call,
+                 g.parent_rank);
     std::optional<core::Distribution> dist;
-    agree(comm.get(),
-          capture([&] { dist.emplace(*shape, *part, static_cast<int>(g.ranks.size())); }));
+    agree_among(comm.get(),
+                capture([&] { dist.emplace(*shape, *part, static_cast<int>(g.ranks.size())); }),
+                g.parent_rank);
     return std::move(*dist);
 }
 
