@@ -47,15 +47,6 @@ void release(SharedBlock& b) noexcept {
     free_comm(b.node);
 }
 
-// Frees the library's duplicate when the call ends.
-struct Work {
-    MPI_Comm c;
-    explicit Work(MPI_Comm comm) : c(library_dup(comm)) {}
-    ~Work() { free_comm(c); }
-    Work(const Work&) = delete;
-    Work& operator=(const Work&) = delete;
-};
-
 void check_comm(MPI_Comm comm, const char* call) {
     if (comm == MPI_COMM_NULL)
         core::fail(Errc::group, std::string(call) + ": MPI_COMM_NULL is not a communicator");
@@ -114,8 +105,8 @@ bool within(const std::byte* p, Index bytes, const std::byte* base, Index size) 
 void* shared_alloc(MPI_Comm comm, Index bytes, const Status& pre) {
     require_initialized();
     check_comm(comm, "DRI_Alloc_mem");
-    Work work(comm);
-    agree(work.c, pre.failed() ? pre : capture([&] {
+    const ScopedComm work(library_dup(comm));
+    agree(work.get(), pre.failed() ? pre : capture([&] {
               if (bytes < 0)
                   core::fail(Errc::arg, "DRI_Alloc_mem: negative size " + std::to_string(bytes));
               if (bytes > INT64_MAX - page)
@@ -128,14 +119,14 @@ void* shared_alloc(MPI_Comm comm, Index bytes, const Status& pre) {
         std::lock_guard<std::mutex> lock(mutex);
         key = next_key;
     }
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, work.c),
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, work.get()),
               "MPI_Allreduce");
     auto b = std::make_unique<SharedBlock>();
     b->key = key;
-    check_mpi(MPI_Comm_size(work.c, &b->comm_size), "MPI_Comm_size");
-    const Status built = capture([&] { build(*b, work.c, bytes); });
+    check_mpi(MPI_Comm_size(work.get(), &b->comm_size), "MPI_Comm_size");
+    const Status built = capture([&] { build(*b, work.get(), bytes); });
     try {
-        agree(work.c, built);
+        agree(work.get(), built);
     } catch (const core::Error&) {
         release(*b); // on every process, as the window was made
         throw;
@@ -150,9 +141,9 @@ void* shared_alloc(MPI_Comm comm, Index bytes, const Status& pre) {
 void shared_free(MPI_Comm comm, void* base) {
     require_initialized();
     check_comm(comm, "DRI_Free_mem");
-    Work work(comm);
+    const ScopedComm work(library_dup(comm));
     SharedBlock* b = nullptr;
-    agree(work.c, capture([&] {
+    agree(work.get(), capture([&] {
               std::lock_guard<std::mutex> lock(mutex);
               for (auto& [key, blk] : blocks())
                   if (blk->base == base) b = blk.get();
@@ -166,12 +157,12 @@ void shared_free(MPI_Comm comm, void* base) {
     // Every process must name the same allocation, made over as many processes.
     unsigned long long lo[2] = {b->key, static_cast<unsigned long long>(b->comm_size)};
     unsigned long long hi[2] = {lo[0], lo[1]};
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, lo, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, work.c),
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, lo, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, work.get()),
               "MPI_Allreduce");
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, hi, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, work.c),
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, hi, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, work.get()),
               "MPI_Allreduce");
     int size = 0;
-    check_mpi(MPI_Comm_size(work.c, &size), "MPI_Comm_size");
+    check_mpi(MPI_Comm_size(work.get(), &size), "MPI_Comm_size");
     if (lo[0] != hi[0] || lo[1] != hi[1] || hi[1] != static_cast<unsigned long long>(size))
         core::fail(Errc::inconsistent, "DRI_Free_mem: the processes name different allocations, "
                                        "or not every process of the allocation takes part");
