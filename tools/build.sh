@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds dri in build dir $1 (default build/) with MPICH named
 # explicitly: Open MPI may be installed beside it and own the generic names.
-# Further arguments go to cmake's configure step.
+# Further arguments go to cmake's configure step. DRI_TARGETS (space
+# separated) builds only those targets.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$root/build}
@@ -12,4 +13,6 @@ cmake -S "$root" -B "$dir" \
   -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich \
   -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
   "$@" >/dev/null
-cmake --build "$dir" -j "$(nproc)"
+targets=()
+for t in ${DRI_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$dir" -j "$(nproc)" "${targets[@]}"

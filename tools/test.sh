@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The full test suite: installs what is missing, builds, runs every ctest test
 # in a Release build, the 2.5 GiB large-count test when the memory is there,
-# MPI tests through the MPI-3 code paths, the unit and MPI tests again under
-# AddressSanitizer and UndefinedBehaviorSanitizer, the Open MPI build when
-# libopenmpi-dev is installed, the Doxygen reference and 60 s of fuzzing.
+# MPI tests through the MPI-3 code paths, the Open MPI build when
+# libopenmpi-dev is installed, the unit and MPI tests again under AddressSanitizer and
+# UndefinedBehaviorSanitizer, the thread-contract test under
+# ThreadSanitizer, the Doxygen reference and 60 s of fuzzing.
 # Exits non-zero on any failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,6 +53,14 @@ echo "== Sanitizer build (ASan + UBSan) and tests"
 DRI_BUILD_TYPE=RelWithDebInfo "$root/tools/build.sh" "$root/build-sanitize" -DDRI_SANITIZE=ON \
   -DDRI_BUILD_EXAMPLES=OFF -DDRI_BUILD_BENCH=OFF
 (cd "$root/build-sanitize" && ctest --output-on-failure -j 2 --timeout 900 -L "unit|mpi" -LE "large|nodes")
+
+# The thread contract of docs/api.md under ThreadSanitizer: a data race in
+# the library fails. Only the library and that test are built.
+echo "== ThreadSanitizer build and the thread-contract test"
+DRI_BUILD_TYPE=RelWithDebInfo DRI_TARGETS=test_threads_mpi "$root/tools/build.sh" \
+  "$root/build-tsan" -DDRI_SANITIZE_THREAD=ON -DDRI_BUILD_EXAMPLES=OFF -DDRI_BUILD_BENCH=OFF \
+  -DDRI_BUILD_TOOLS=OFF -DDRI_BUILD_PYTHON=OFF
+(cd "$root/build-tsan" && ctest --output-on-failure --timeout 900 -L threads)
 
 echo "== API reference (Doxygen; a warning fails)"
 "$root/tools/docs.sh"

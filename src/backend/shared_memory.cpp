@@ -20,9 +20,9 @@ using core::Index;
 namespace {
 
 std::mutex mutex;
-std::uint64_t next_key = 1;
+std::uint32_t allocations_led = 0; // calls where this process was rank 0
 
-// By key: the order of the allocation calls, the same on every process.
+// By key (see shared_alloc): the same order on every process.
 std::map<std::uint64_t, std::unique_ptr<SharedBlock>>& blocks() {
     static std::map<std::uint64_t, std::unique_ptr<SharedBlock>> m;
     return m;
@@ -113,14 +113,22 @@ void* shared_alloc(MPI_Comm comm, Index bytes, const Status& pre) {
                   core::fail(Errc::overflow,
                              "DRI_Alloc_mem: " + std::to_string(bytes) + " bytes do not fit");
           }));
-    // One key per call, the same on every process of it.
+    // One key per call, the same on every process of it and unique among
+    // the allocations of each: rank 0 of the call names it by its
+    // MPI_COMM_WORLD rank and its own count of calls it led. (A process-wide
+    // sequence agreed by the processes would not do: threads allocate
+    // concurrently on different communicators, in different orders on
+    // different processes.) Not 0 (which means "not shared" in ring tables)
+    // for the first 2^32 calls a process leads. Every process frees what is
+    // left at finalize in key order: one order for all.
+    int world_rank = 0;
+    check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank), "MPI_Comm_rank");
     unsigned long long key = 0;
     {
         std::lock_guard<std::mutex> lock(mutex);
-        key = next_key;
+        key = static_cast<unsigned long long>(world_rank) << 32 | ++allocations_led;
     }
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, work.get()),
-              "MPI_Allreduce");
+    check_mpi(MPI_Bcast(&key, 1, MPI_UNSIGNED_LONG_LONG, 0, work.get()), "MPI_Bcast");
     auto b = std::make_unique<SharedBlock>();
     b->key = key;
     check_mpi(MPI_Comm_size(work.get(), &b->comm_size), "MPI_Comm_size");
@@ -132,7 +140,6 @@ void* shared_alloc(MPI_Comm comm, Index bytes, const Status& pre) {
         throw;
     }
     std::lock_guard<std::mutex> lock(mutex);
-    next_key = key + 1;
     void* p = b->base;
     blocks()[key] = std::move(b);
     return p;
