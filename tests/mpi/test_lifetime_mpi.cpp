@@ -1,0 +1,2080 @@
+// The lifetime state machine of the C API: seeded random sequences of calls
+// (create, declare, set a strategy, commit, DRI_Do and its non-blocking
+// forms, destroy, DRI_Alloc_mem / DRI_Free_mem, DRI_Finalize / DRI_Init) on
+// every object kind, checked against a model of which call is legal in which
+// state (docs/api.md, "Lifetimes, teardown and threads"; docs/errors.md):
+//
+// - a legal call succeeds, and every reorganization moves exact data: send
+//   buffers hold a value made of the global index, the frame and the
+//   transfer, every cell of every receive buffer is checked, and the rings
+//   advance by one buffer per reorganization (the other buffers untouched);
+// - an illegal call returns its documented code on the ranks that made it,
+//   and a collective call the same code on every rank (an MPI_Allreduce of
+//   the recorded codes at the end of each sequence);
+// - destroyed handles are NULL and their copies stale (DRI_ERR_HANDLE, or
+//   DRI_ERR_NOT_INITIALIZED between DRI_Finalize and DRI_Init);
+// - teardown (destroy, DRI_Finalize) with a reorganization in flight
+//   completes it; memory a committed transfer uses cannot be freed;
+// - nothing leaks: after each sequence the library holds no MPI handle.
+//
+// Every rank draws from the same generator, so collective calls come in the
+// same order everywhere; a bad argument on one rank only is drawn from the
+// shared generator too. Each sequence starts from nothing and ends with
+// everything destroyed, so one sequence replays alone:
+//
+//   test_lifetime_mpi [--seed S] [--sequences N] [--steps M] [--replay K]
+//                     [--seconds T]
+//
+// --replay K runs only sequence K of seed S and prints every call. --seconds
+// T starts no sequence after T seconds (a long soak run). A failure
+// prints the seed, the sequence, the step, the call and the replay command,
+// then aborts every rank (MPI_Abort: a failed rank must not leave the others
+// hanging).
+#include "backend/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
+#include "backend/strategy.hpp"        // strategy_count: the first value that is no strategy
+#include "core/error.hpp"              // errc_name(): the codes' names
+#include "dri/dri.h"
+#include "mpi_world.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+// ---- options ---------------------------------------------------------------
+
+struct Options {
+    unsigned long long seed = 0;
+    int sequences = 2000;
+    int steps = 40;
+    int replay = -1; // >= 0: only this sequence, every call printed
+    int seconds = 0; // > 0: start no sequence after this many seconds
+};
+
+struct Stats {
+    long calls = 0, frames = 0, commits = 0, teardowns_in_flight = 0, finalizes = 0;
+    long pinned_refusals = 0; // DRI_Free_mem refused: a committed transfer uses the memory
+    std::array<long, 32> codes{};
+    std::array<long, 8> strategies{}; // successful commits per requested strategy
+};
+
+// ---- ranks -----------------------------------------------------------------
+
+int g_size = 1, g_rank = 0;
+std::vector<int> g_node; // per rank: the lowest rank on its node (MPI_COMM_TYPE_SHARED)
+
+MPI_Comm comm() {
+    return dri::test::world();
+}
+
+using Mask = std::uint32_t; // a set of ranks (the test runs at 1-4 ranks)
+
+Mask bit_of(int rank) {
+    return Mask{1} << rank;
+}
+
+Mask all_ranks() {
+    return g_size >= 32 ? ~Mask{0} : (Mask{1} << g_size) - 1;
+}
+
+int count(Mask m) {
+    int n = 0;
+    for (; m; m &= m - 1)
+        ++n;
+    return n;
+}
+
+bool has(Mask m, int rank) {
+    return (m & bit_of(rank)) != 0;
+}
+
+// ---- expected outcomes -------------------------------------------------------
+
+// A set of acceptable return codes. Where several errors apply at once the
+// documentation does not rank them, so any of them is accepted; the codes of
+// a collective call must still agree across ranks.
+using Codes = std::uint32_t;
+
+constexpr Codes code(int c) {
+    return Codes{1} << c;
+}
+constexpr Codes kOk = code(DRI_SUCCESS);
+
+// "DRI_ERR_STATE": the names of the codes, from the library's one table.
+const char* code_name(int c) {
+    return dri::core::errc_name(static_cast<dri::core::Errc>(c));
+}
+
+std::string codes_text(Codes cs) {
+    std::string s;
+    for (int c = 0; c < 32; ++c)
+        if (cs & code(c)) s += (s.empty() ? "" : " or ") + std::string(code_name(c));
+    return s.empty() ? "(nothing)" : s;
+}
+
+// ---- the fixed shapes, partitions, layouts and groups ----------------------------
+
+// Two arrays keep the oracle simple: a 2-D corner turn and a 1-D halo.
+enum Shape { kTurn, kLine, kShapes };
+struct ShapeDef {
+    const char* text;
+    int ndims;
+    DRI_Index ext[2];
+};
+constexpr ShapeDef kShapeDefs[kShapes] = {{"12x10 int32", 2, {12, 10}}, {"23 int32", 1, {23, 1}}};
+
+// Partitions, each with a twin of as many dimensions (a different argument
+// for one rank of a collective call).
+constexpr int kSpecs = 4;
+struct SpecDef {
+    const char* text;
+    int ndims;
+    int twin;
+};
+constexpr SpecDef kSpecDefs[kSpecs] = {
+    {"block,whole", 2, 1}, {"whole,block", 2, 0}, {"block", 1, 3}, {"block~1:1:wrap", 1, 2}};
+
+// The same partitions through DRI_Partition_create.
+std::vector<DRI_Dimpart> dimparts(int spec) {
+    switch (spec) {
+    case 0:
+        return {DRI_Dim_block(), DRI_Dim_whole()};
+    case 1:
+        return {DRI_Dim_whole(), DRI_Dim_block()};
+    case 2:
+        return {DRI_Dim_block()};
+    default:
+        return {DRI_Dim_block4(1, 1, DRI_UNBOUNDED, 1, DRI_EDGE_WRAP)};
+    }
+}
+
+// Layouts; the twin (same dimension count, -1: none) is what a rank declares
+// when its layout is to differ from the others'.
+constexpr int kLayouts = 4;
+struct LayoutDef {
+    const char* text;
+    int ndims;
+    int order[2];
+    DRI_Index pad[2];
+    bool padded;
+    int twin;
+};
+constexpr LayoutDef kLayoutDefs[kLayouts] = {{"row-major", 2, {0, 1}, {0, 0}, false, 1},
+                                             {"column-major", 2, {1, 0}, {0, 0}, false, 0},
+                                             {"row-major pad {0,3}", 2, {0, 1}, {0, 3}, true, 0},
+                                             {"1-D", 1, {0, 0}, {0, 0}, false, -1}};
+
+// Groups over the test communicator: all ranks (three ways), and two that
+// leave one rank out, so that some ranks only send, only receive or take no
+// part (a bipartite pipeline at 2 ranks: head sends, tail receives).
+enum GroupKind { kAll, kAllCounted, kReversed, kHead, kTail, kGroupKinds };
+const char* const kGroupText[kGroupKinds] = {"all (NULL ranks, n 0)", "all (NULL ranks, n size)",
+                                             "all reversed", "all but the last",
+                                             "all but the first"};
+
+std::vector<int> group_ranks(GroupKind k) {
+    std::vector<int> r;
+    for (int i = k == kTail ? 1 : 0; i < (k == kHead ? g_size - 1 : g_size); ++i)
+        r.push_back(k == kReversed ? g_size - 1 - i : i);
+    return r;
+}
+
+Mask group_mask(GroupKind k) {
+    Mask m = 0;
+    for (int r : group_ranks(k))
+        m |= bit_of(r);
+    return m;
+}
+
+const char* const kStrategyText[] = {"AUTO",    "ALLTOALLW", "PACKED", "P2P",
+                                     "MEASURE", "SHARED",    "HYBRID"};
+constexpr int kStrategies = 7;
+
+// A C caller may pass any int for an enum; C++ may only hold values of the
+// enumeration's range in it, so the bytes are copied (as the library reads them).
+DRI_Strategy strategy_value(int v) {
+    static_assert(sizeof(DRI_Strategy) == sizeof(int));
+    DRI_Strategy s;
+    std::memcpy(&s, &v, sizeof s);
+    return s;
+}
+
+// ---- data --------------------------------------------------------------------
+
+constexpr std::int32_t kSentinel = -1; // receive cells before any frame, and padding
+constexpr std::int32_t kPoison = -2;   // send cells a sender does not own: never sent
+constexpr int kFresh = -1;             // a buffer holding its initial contents
+constexpr int kUnknown = -2;           // a buffer MEASURE wrote at commit
+
+// The value of global element g in frame f of transfer `serial`: positive,
+// distinct per element, frame (mod 4096) and transfer (mod 128).
+std::int32_t value(int serial, int frame, std::int64_t g) {
+    return static_cast<std::int32_t>(((serial & 0x7f) << 24) | ((frame & 0xfff) << 12) |
+                                     (g & 0xfff));
+}
+
+// What one 4-byte word of a block buffer holds: the global element index,
+// or -1 (padding, or a halo cell of a sender). From DRI_Blockinfo alone, so
+// the oracle follows whatever layout and grid the library chose.
+std::vector<std::int64_t> cell_map(const DRI_Blockinfo& b, Shape shape, bool sender) {
+    const ShapeDef& sd = kShapeDefs[shape];
+    std::vector<std::int64_t> map(static_cast<std::size_t>(b.bytes / 4), -1);
+    const DRI_Index n1 = sd.ndims > 1 ? b.local_extent[1] : 1;
+    for (DRI_Index i0 = 0; i0 < b.local_extent[0]; ++i0)
+        for (DRI_Index i1 = 0; i1 < n1; ++i1) {
+            const DRI_Index l[2] = {i0, i1};
+            std::int64_t g = 0, off = 0;
+            bool owned = true;
+            for (int k = 0; k < sd.ndims; ++k) {
+                const DRI_Index e = sd.ext[k], gk = b.stored_first[k] + l[k];
+                owned = owned && gk >= b.owned_first[k] && gk <= b.owned_last[k];
+                g = g * e + ((gk % e) + e) % e; // a wrapped halo cell comes from the other end
+                off += l[k] * b.strides[k];
+            }
+            if (owned || !sender) map[static_cast<std::size_t>(off)] = g;
+        }
+    return map;
+}
+
+// The elements group index i of n owns (or stores, with the halo) under
+// partition `spec`: the uneven block rule of docs/concepts.md (the first
+// N mod n blocks one longer), computed apart from the library.
+std::vector<bool> cells(Shape shape, int spec, std::size_t n, std::size_t i, bool stored) {
+    const ShapeDef& d = kShapeDefs[shape];
+    const int dim = spec == 1 ? 1 : 0; // the dimension cut in blocks
+    const auto N = static_cast<std::int64_t>(d.ext[dim]), p = static_cast<std::int64_t>(n),
+               c = static_cast<std::int64_t>(i);
+    const std::int64_t lo = c * (N / p) + std::min(c, N % p), hi = lo + N / p + (c < N % p);
+    const std::int64_t halo = stored && spec == 3 ? 1 : 0;
+    std::vector<bool> in(static_cast<std::size_t>(d.ext[0] * d.ext[1]), false);
+    for (std::int64_t k = lo - halo; k < hi + halo; ++k) {
+        const std::int64_t g = (k % N + N) % N; // wrapped
+        for (std::int64_t o = 0; o < (dim == 0 ? d.ext[1] : d.ext[0]); ++o)
+            in[static_cast<std::size_t>(dim == 0 ? g * d.ext[1] + o : o * d.ext[1] + g)] = true;
+    }
+    return in;
+}
+
+// The variables that shape the run (simulated nodes, the test
+// communicator), as a replay command must set them.
+std::string environment() {
+    std::string env;
+    for (const char* name : {"MPIR_CVAR_NUM_CLIQUES", "DRI_TEST_COMM"})
+        if (const char* v = std::getenv(name)) env += std::string(name) + "=" + v + " ";
+    return env;
+}
+
+// ---- the generator -------------------------------------------------------------
+
+// splitmix64: the same numbers on every rank and every platform.
+class Rng {
+  public:
+    explicit Rng(std::uint64_t s) : s_(s) {}
+    std::uint64_t next() {
+        std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+    int below(int n) { return n <= 1 ? 0 : static_cast<int>(next() % static_cast<unsigned>(n)); }
+    bool percent(int p) { return below(100) < p; }
+
+  private:
+    std::uint64_t s_;
+};
+
+// ---- the model -----------------------------------------------------------------
+//
+// The model is the same on every rank: which slots are live, which ranks
+// declared which role, whether a transfer is committed or in flight, its
+// next frame, which memory a ring pins. Only the handles and the rings
+// (buffers and what they hold) are this rank's. The expected code of a
+// call is computed from the model for every rank, and the model is updated
+// from those expectations, never from a rank's own return code: the ranks
+// cannot drift apart even where one rank's call fails and another's succeeds.
+
+// A slot of a descriptive object. `h` is this rank's handle (NULL while the
+// slot is empty, or where this rank is not a member); `stale` the last
+// handle destroyed in the slot, kept to check that its use is detected.
+template <class H>
+struct Slot {
+    H h = nullptr;
+    H stale = nullptr;
+    bool live = false;
+    bool dead = false; // a handle of the slot was destroyed: `stale` holds it (NULL on non-members)
+};
+struct Gdo : Slot<DRI_Globaldata> {
+    Shape shape = kTurn;
+};
+struct Part : Slot<DRI_Partition> {
+    int spec = 0;
+};
+struct Group : Slot<DRI_Group> {
+    GroupKind kind = kAll;
+};
+struct Dist : Slot<DRI_Distribution> {
+    Shape shape = kTurn;
+    int spec = 0;
+    GroupKind group = kAll;
+};
+struct Layout : Slot<DRI_Layout> {
+    int kind = 0;
+};
+
+// This rank's buffers of one role of a transfer.
+struct Ring {
+    int nbuf = 0, cur = 0;
+    DRI_Index bytes = 0;
+    std::vector<std::vector<std::int32_t>>
+        own; // heap buffers of exactly `bytes`: ASan sees overruns
+    std::vector<std::int32_t*> buf;
+    std::vector<std::int64_t> map; // cell_map of the block
+    std::vector<int> frame;        // per buffer: the frame it holds, kFresh or kUnknown
+};
+
+// One role of a transfer: what the ranks declared, and this rank's ring.
+struct Side {
+    Mask declared = 0; // ranks whose declaration succeeded
+    Shape shape = kTurn;
+    int spec = 0, layout = 0;
+    GroupKind group = kAll;
+    int mem = -1, place = 0; // the DRI_Alloc_mem slot and place holding the rings, -1: heap
+    int odd_rank = -1;       // a member declared another layout: the commit is INCONSISTENT
+    int skipped_rank = -1;   // a member did not declare: the commit is NO_PARTNER
+    Ring ring;
+};
+
+struct Xfer {
+    DRI_Transfer h = nullptr, stale = nullptr;
+    bool live = false, dead = false;
+    std::string name;
+    int serial = 0;
+    Side side[2];              // 0 sends, 1 receives
+    std::vector<int> strategy; // per rank: one rank may set another
+    bool committed = false, in_flight = false;
+    int frame = 0;         // the frame of the next reorganization
+    bool mismatch = false; // the planner declares sides of different shapes
+    // The ranks with a role: after a commit, the transfer's participants.
+    Mask roles() const { return side[0].declared | side[1].declared; }
+};
+
+// Node shared memory from DRI_Alloc_mem: two places for a ring each, so
+// that one allocation may be pinned by two transfers.
+constexpr DRI_Index kMemStride = 640;             // per buffer (the largest block: 624 bytes)
+constexpr DRI_Index kPlaceBytes = 3 * kMemStride; // a ring of up to 3 buffers
+constexpr DRI_Index kMemBytes = 2 * kPlaceBytes;
+struct Mem {
+    void* base = nullptr;  // this rank's segment
+    void* stale = nullptr; // the last base freed in this slot
+    bool live = false, dead = false;
+    bool usable = false;     // every rank asked kMemBytes (one may ask 0)
+    int bound[2] = {-1, -1}; // per place: the transfer slot whose ring lies there
+    int free_place() const { return bound[0] < 0 ? 0 : bound[1] < 0 ? 1 : -1; }
+};
+
+enum DoKind { kBlocking, kStart, kWait, kTest };
+
+std::string format(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* f, ...) {
+    va_list ap, again;
+    va_start(ap, f);
+    va_copy(again, ap);
+    std::string text(static_cast<std::size_t>(std::vsnprintf(nullptr, 0, f, ap)), '\0');
+    std::vsnprintf(text.data(), text.size() + 1, f, again);
+    va_end(again);
+    va_end(ap);
+    return text;
+}
+
+} // namespace
+
+namespace {
+
+constexpr int kAbsent = INT_MIN; // recorded for a rank that took no part in a collective call
+
+// One seeded sequence: the objects, the model of their states, the calls.
+class Sequence {
+  public:
+    Sequence(const Options& opt, int number, Stats& stats)
+        : opt_(opt), number_(number), stats_(stats),
+          rng_(opt.seed ^ (0xd1b54a32d192ed03ULL * static_cast<std::uint64_t>(number + 1))),
+          verbose_(opt.replay >= 0) {}
+
+    void run() {
+        for (step_ = 1; step_ <= opt_.steps; ++step_)
+            step();
+        teardown();
+    }
+
+  private:
+    // ---- reporting -----------------------------------------------------------
+
+    // The call about to be made (printed with --replay, named by failures).
+    void call(std::string text) {
+        call_ = std::move(text);
+        ++stats_.calls;
+        if (verbose_ && g_rank == 0) std::printf("  %3d  %s\n", step_, call_.c_str());
+    }
+
+    [[noreturn]] void fail(const std::string& why) const {
+        std::fprintf(
+            stderr,
+            "lifetime: FAILED on rank %d of %d: seed %llu, sequence %d, step %d\n"
+            "  call: %s\n  %s\n"
+            "  replay: %smpiexec -n %d test_lifetime_mpi --seed %llu --steps %d --replay %d\n",
+            g_rank, g_size, opt_.seed, number_, step_, call_.c_str(), why.c_str(),
+            environment().c_str(), g_size, opt_.seed, opt_.steps, number_);
+        std::fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        std::abort();
+    }
+
+    void expect(int rc, Codes want) {
+        if (rc >= 0 && rc < 32) ++stats_.codes[static_cast<std::size_t>(rc)];
+        if (verbose_ && g_rank == 0) std::printf("         -> %s\n", code_name(rc));
+        if (rc < 0 || rc >= 32 || !(want & code(rc)))
+            fail(format("returned %s, expected %s (message: \"%s\")", code_name(rc),
+                        codes_text(want).c_str(),
+                        rc == DRI_SUCCESS ? "" : DRI_Last_error_message()));
+    }
+
+    // A collective call: the code is checked here, and compared across the
+    // ranks that took part at the end of the sequence (one MPI_Allreduce).
+    void expect_collective(int rc, Codes want, bool takes_part) {
+        if (takes_part) expect(rc, want);
+        agreed_.push_back(takes_part ? rc : kAbsent);
+        agreed_calls_.push_back(call_);
+    }
+
+    // After a collective call that only rank `first` failed before any
+    // communication, every rank returns that rank's message, prefixed
+    // "rank N:" (docs/errors.md).
+    void expect_message_from(int first) {
+        const std::string m = DRI_Last_error_message(), want = format("rank %d: ", first);
+        if (m.compare(0, want.size(), want) != 0)
+            fail(format("the message \"%s\" does not start with \"%s\"", m.c_str(), want.c_str()));
+    }
+
+    void check_agreement() {
+        const std::size_t n = agreed_.size();
+        std::vector<int> mm(2 * n + 1, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            const bool absent = agreed_[i] == kAbsent;
+            mm[2 * i] = absent ? INT_MIN : agreed_[i];
+            mm[2 * i + 1] = absent ? INT_MIN : -agreed_[i];
+        }
+        MPI_Allreduce(MPI_IN_PLACE, mm.data(), static_cast<int>(mm.size()), MPI_INT, MPI_MAX,
+                      comm());
+        for (std::size_t i = 0; i < n; ++i)
+            if (mm[2 * i] != INT_MIN && mm[2 * i] != -mm[2 * i + 1]) {
+                call_ = agreed_calls_[i];
+                fail(format("a collective call returned different codes on different ranks: %s "
+                            "and %s",
+                            code_name(-mm[2 * i + 1]), code_name(mm[2 * i])));
+            }
+    }
+
+    // ---- drawing ------------------------------------------------------------------
+
+    // A random slot that is (not) live, -1 if there is none.
+    template <class S, std::size_t N>
+    int pick(const std::array<S, N>& slots, bool live) {
+        int idx[N], n = 0;
+        for (std::size_t i = 0; i < N; ++i)
+            if (slots[i].live == live) idx[n++] = static_cast<int>(i);
+        return n ? idx[rng_.below(n)] : -1;
+    }
+
+    // A slot whose handle was destroyed (its copy is stale), -1 if none.
+    template <class S, std::size_t N>
+    int pick_dead(const std::array<S, N>& slots) {
+        int idx[N], n = 0;
+        for (std::size_t i = 0; i < N; ++i)
+            if (slots[i].dead) idx[n++] = static_cast<int>(i);
+        return n ? idx[rng_.below(n)] : -1;
+    }
+
+    // A live slot matching `ok`, -1 if none.
+    template <class S, std::size_t N, class F>
+    int pick_if(const std::array<S, N>& slots, F ok) {
+        int idx[N], n = 0;
+        for (std::size_t i = 0; i < N; ++i)
+            if (slots[i].live && ok(slots[i])) idx[n++] = static_cast<int>(i);
+        return n ? idx[rng_.below(n)] : -1;
+    }
+
+    // One member of a set of ranks (for a bad argument on one rank).
+    int pick_rank(Mask m) {
+        std::vector<int> r;
+        for (int i = 0; i < g_size; ++i)
+            if (has(m, i)) r.push_back(i);
+        return r.empty() ? -1 : r[static_cast<std::size_t>(rng_.below(static_cast<int>(r.size())))];
+    }
+
+    // ---- descriptive objects ---------------------------------------------------------
+
+    void create_gdo(int want_shape = -1) {
+        const int i = pick(gdo_, false);
+        if (i < 0) return destroy_gdo(pick(gdo_, true), true);
+        const bool legal = want_shape >= 0 || !rng_.percent(12);
+        const auto shape = static_cast<Shape>(want_shape >= 0 ? want_shape : rng_.below(kShapes));
+        const int bad = legal ? -1 : rng_.below(4);
+        const ShapeDef& d = kShapeDefs[shape];
+        DRI_Index ext[2] = {d.ext[0], d.ext[1]};
+        int ndims = d.ndims;
+        DRI_Datatype type = DRI_INT32;
+        DRI_Globaldata* out = &gdo_[static_cast<std::size_t>(i)].h;
+        Codes want = kOk;
+        if (bad == 0) ndims = 0, want = code(DRI_ERR_NDIMS);
+        if (bad == 1) ext[0] = 0, want = code(DRI_ERR_EXTENT);
+        if (bad == 2) type = static_cast<DRI_Datatype>(0), want = code(DRI_ERR_TYPE);
+        if (bad == 3) out = nullptr, want = code(DRI_ERR_NULL);
+        call(format("DRI_Globaldata_create(%d, {%lld, %lld}, type %d, %s) [gdo %d: %s]", ndims,
+                    static_cast<long long>(ext[0]), static_cast<long long>(ext[1]),
+                    static_cast<int>(type), out ? "&gdo" : "NULL", i, d.text));
+        expect(DRI_Globaldata_create(ndims, ext, type, out), want);
+        if (want != kOk) return;
+        Gdo& g = gdo_[static_cast<std::size_t>(i)];
+        g.live = true;
+        g.shape = shape;
+        if (!g.h) fail("DRI_Globaldata_create succeeded with a NULL handle");
+    }
+
+    void create_part(int want_spec = -1) {
+        const int i = pick(part_, false);
+        if (i < 0) return destroy_part(pick(part_, true), true);
+        const bool legal = want_spec >= 0 || !rng_.percent(12);
+        const int spec = want_spec >= 0 ? want_spec : rng_.below(kSpecs);
+        const bool text = rng_.percent(50);
+        const int bad = legal ? -1 : rng_.below(4);
+        Part& p = part_[static_cast<std::size_t>(i)];
+        DRI_Partition* out = bad == 2 ? nullptr : &p.h;
+        int rc = DRI_SUCCESS;
+        Codes want = kOk;
+        if (bad == 0) {
+            call("DRI_Partition_create_spec(\"block~\", &part) [malformed]");
+            rc = DRI_Partition_create_spec("block~", out), want = code(DRI_ERR_ARG);
+        } else if (bad == 1 || bad == 3) {
+            const DRI_Dimpart d =
+                bad == 1 ? DRI_Dim_cyclic(0) : DRI_Dim_block4(0, 5, 3, 0, DRI_EDGE_TRUNCATE);
+            call(bad == 1 ? "DRI_Partition_create(1, {cyclic(0)}, &part)"
+                          : "DRI_Partition_create(1, {block min 5 max 3}, &part)");
+            rc = DRI_Partition_create(1, &d, out);
+            want = code(bad == 1 ? DRI_ERR_PARTITION : DRI_ERR_MINMAX);
+        } else if (text) {
+            call(format("DRI_Partition_create_spec(\"%s\", %s) [part %d]", kSpecDefs[spec].text,
+                        out ? "&part" : "NULL", i));
+            rc = DRI_Partition_create_spec(kSpecDefs[spec].text, out);
+        } else {
+            const std::vector<DRI_Dimpart> d = dimparts(spec);
+            call(format("DRI_Partition_create(%d, {%s}, %s) [part %d]", kSpecDefs[spec].ndims,
+                        kSpecDefs[spec].text, out ? "&part" : "NULL", i));
+            rc = DRI_Partition_create(kSpecDefs[spec].ndims, d.data(), out);
+        }
+        if (bad == 2) want = code(DRI_ERR_NULL);
+        expect(rc, want);
+        if (want != kOk) return;
+        p.live = true;
+        p.spec = spec;
+        if (!p.h) fail("DRI_Partition_create succeeded with a NULL handle");
+    }
+
+    static constexpr const char* kBadGroup[] = {"MPI_COMM_NULL", "a rank twice", "a rank outside",
+                                                "no ranks, n neither 0 nor the size",
+                                                "NULL output"};
+
+    void create_group() {
+        const int i = pick(group_, false);
+        if (i < 0) return destroy_group(pick(group_, true), true);
+        auto kind = static_cast<GroupKind>(rng_.below(kGroupKinds));
+        if ((kind == kHead || kind == kTail) && g_size < 2) kind = kAll; // no empty groups
+        const int bad = rng_.percent(12) ? rng_.below(5) : -1;
+        Group& g = group_[static_cast<std::size_t>(i)];
+        std::vector<int> ranks = group_ranks(kind);
+        MPI_Comm parent = comm();
+        int n = static_cast<int>(ranks.size());
+        const int* list = ranks.data();
+        if (kind == kAll || kind == kAllCounted) list = nullptr, n = kind == kAll ? 0 : g_size;
+        DRI_Group* out = &g.h;
+        Codes want = kOk;
+        std::vector<int> wrong = {0, 0}; // listed twice
+        if (bad == 0) parent = MPI_COMM_NULL, want = code(DRI_ERR_GROUP);
+        if (bad == 1) list = wrong.data(), n = 2, want = code(DRI_ERR_GROUP);
+        if (bad == 2) wrong = {g_size}, list = wrong.data(), n = 1, want = code(DRI_ERR_GROUP);
+        if (bad == 3) list = nullptr, n = g_size + 1, want = code(DRI_ERR_GROUP);
+        if (bad == 4) out = nullptr, want = code(DRI_ERR_NULL);
+        call(format("DRI_Group_create(%s, %d, %s, %s) [group %d: %s]",
+                    parent == MPI_COMM_NULL ? "MPI_COMM_NULL" : "comm", n, list ? "ranks" : "NULL",
+                    out ? "&group" : "NULL", i, bad >= 0 ? kBadGroup[bad] : kGroupText[kind]));
+        expect(DRI_Group_create(parent, n, list, out), want);
+        if (want != kOk) return;
+        g.live = true;
+        g.kind = kind;
+        if (!g.h) fail("DRI_Group_create succeeded with a NULL handle");
+    }
+
+    static constexpr const char* kBadLayout[] = {"order {0, 0}", "9 dimensions", "NULL order",
+                                                 "negative padding", "NULL output"};
+
+    void create_layout(int want_kind = -1) {
+        const int i = pick(layout_, false);
+        if (i < 0) return destroy_layout(pick(layout_, true), true);
+        const bool legal = want_kind >= 0 || !rng_.percent(12);
+        const int kind = want_kind >= 0 ? want_kind : rng_.below(kLayouts);
+        const int bad = legal ? -1 : rng_.below(5);
+        const LayoutDef& d = kLayoutDefs[kind];
+        Layout& l = layout_[static_cast<std::size_t>(i)];
+        int order[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8}, ndims = d.ndims;
+        order[0] = d.order[0], order[1] = d.order[1];
+        DRI_Index pad[2] = {d.pad[0], d.pad[1]};
+        const DRI_Index* padp = d.padded ? pad : nullptr;
+        const int* orderp = order;
+        DRI_Layout* out = &l.h;
+        Codes want = kOk;
+        if (bad == 0) ndims = 2, order[0] = order[1] = 0, want = code(DRI_ERR_LAYOUT);
+        if (bad == 1) ndims = 9, want = code(DRI_ERR_NDIMS);
+        if (bad == 2) orderp = nullptr, want = code(DRI_ERR_NULL);
+        if (bad == 3) ndims = 2, pad[1] = -1, padp = pad, want = code(DRI_ERR_LAYOUT);
+        if (bad == 4) out = nullptr, want = code(DRI_ERR_NULL);
+        call(format("DRI_Layout_create(%d, %s, %s, %s) [layout %d: %s]", ndims,
+                    orderp ? "order" : "NULL", padp ? "pad" : "NULL", out ? "&layout" : "NULL", i,
+                    bad >= 0 ? kBadLayout[bad] : d.text));
+        expect(DRI_Layout_create(ndims, orderp, padp, out), want);
+        if (want != kOk) return;
+        l.live = true;
+        l.kind = kind;
+        if (!l.h) fail("DRI_Layout_create succeeded with a NULL handle");
+    }
+
+    enum DistBad {
+        kStaleGdoEverywhere, // DRI_ERR_HANDLE on every member
+        kStaleGdoOnOne,      // DRI_ERR_HANDLE on every member, the message from that rank
+        kOtherPartOnOne,     // DRI_ERR_INCONSISTENT on every member
+        kNullOutOnOne,       // DRI_ERR_NULL on every member, the message from that rank
+        kStaleGroup,         // DRI_ERR_HANDLE on every rank, found before any communication
+        kDistBads
+    };
+
+    // DRI_Distribution_create, collective over the group's members (not
+    // `legal`: also a partition of the wrong dimension count,
+    // DRI_ERR_PARTITION, or a bad argument above).
+    void create_dist(bool legal, int want_shape = -1) {
+        const int i = pick(dist_, false);
+        if (i < 0) return destroy_dist(pick(dist_, true), true);
+        const int gi =
+            pick_if(gdo_, [&](const Gdo& g) { return want_shape < 0 || g.shape == want_shape; });
+        if (gi < 0) return create_gdo(want_shape >= 0 ? want_shape : rng_.below(kShapes));
+        const Shape shape = gdo_[static_cast<std::size_t>(gi)].shape;
+        const int nd = kShapeDefs[shape].ndims;
+        const int pi =
+            legal ? pick_if(part_, [&](const Part& p) { return kSpecDefs[p.spec].ndims == nd; })
+                  : pick(part_, true);
+        if (pi < 0) return create_part((nd == 2 ? 0 : 2) + rng_.below(2));
+        const int ki = pick(group_, true);
+        if (ki < 0) return create_group();
+        const int spec = part_[static_cast<std::size_t>(pi)].spec;
+        const GroupKind kind = group_[static_cast<std::size_t>(ki)].kind;
+        const Mask members = group_mask(kind);
+        int v = legal ? -1 : rng_.below(kDistBads);
+        const int bad = pick_rank(members);
+        const int stale_g = pick_dead(gdo_), stale_k = pick_dead(group_);
+        const int twin =
+            pick_if(part_, [&](const Part& p) { return p.spec == kSpecDefs[spec].twin; });
+        if (((v == kStaleGdoEverywhere || v == kStaleGdoOnOne) && stale_g < 0) ||
+            (v == kOtherPartOnOne && (twin < 0 || count(members) < 2)) ||
+            (v == kStaleGroup && stale_k < 0))
+            v = -1;
+        Codes want = 0;
+        if (v == kStaleGdoEverywhere || v == kStaleGdoOnOne) want |= code(DRI_ERR_HANDLE);
+        if (v == kNullOutOnOne) want |= code(DRI_ERR_NULL);
+        if (kSpecDefs[spec].ndims != nd) want |= code(DRI_ERR_PARTITION);
+        if (v == kOtherPartOnOne) want |= code(DRI_ERR_INCONSISTENT);
+        if (v == kStaleGroup) want = code(DRI_ERR_HANDLE);
+        if (!want) want = kOk;
+        Dist& d = dist_[static_cast<std::size_t>(i)];
+        const bool me_bad = g_rank == bad;
+        DRI_Globaldata g = gdo_[static_cast<std::size_t>(gi)].h;
+        if (v == kStaleGdoEverywhere || (v == kStaleGdoOnOne && me_bad))
+            g = gdo_[static_cast<std::size_t>(stale_g)].stale;
+        DRI_Partition p =
+            part_[static_cast<std::size_t>(v == kOtherPartOnOne && me_bad ? twin : pi)].h;
+        DRI_Group k = v == kStaleGroup ? group_[static_cast<std::size_t>(stale_k)].stale
+                                       : group_[static_cast<std::size_t>(ki)].h;
+        DRI_Distribution* out = v == kNullOutOnOne && me_bad ? nullptr : &d.h;
+        static const char* const what[] = {
+            "stale global data on every member", "stale global data on rank %d",
+            "the other partition on rank %d", "NULL output on rank %d", "a stale group"};
+        call(format("DRI_Distribution_create(gdo %d, part %d \"%s\", group %d: %s, &dist %d) [%s]",
+                    gi, pi, kSpecDefs[spec].text, ki, kGroupText[kind], i,
+                    v < 0 ? "legal arguments" : format(what[v], bad).c_str()));
+        const bool takes_part = v == kStaleGroup || has(members, g_rank);
+        const int rc = takes_part ? DRI_Distribution_create(g, p, k, out) : kAbsent;
+        expect_collective(rc, want, takes_part);
+        if (takes_part && want != kOk && d.h)
+            fail("a failed DRI_Distribution_create created a handle");
+        if (takes_part && (v == kStaleGdoOnOne || v == kNullOutOnOne) && count(want) == 1)
+            expect_message_from(bad);
+        if (want != kOk) return;
+        d.live = true;
+        d.shape = shape;
+        d.spec = spec;
+        d.group = kind;
+        if (has(members, g_rank) != (d.h != nullptr))
+            fail("DRI_Distribution_create: a handle exactly on the group's members expected");
+    }
+
+    void create_xfer() {
+        const int i = pick(xfer_, false);
+        if (i < 0) return destroy_xfer(pick(xfer_, true));
+        const int bad = rng_.percent(10) ? rng_.below(3) : -1;
+        const int same = rng_.percent(6) ? pick(xfer_, true) : -1; // a name another transfer has
+        const bool mismatch = rng_.percent(5);
+        Xfer& x = xfer_[static_cast<std::size_t>(i)];
+        const std::string name = same >= 0 ? xfer_[static_cast<std::size_t>(same)].name
+                                           : format("x%d.%d", i, serial_ + 1);
+        const char* namep = bad == 0 ? "" : bad == 1 ? nullptr : name.c_str();
+        DRI_Transfer* out = bad == 2 ? nullptr : &x.h;
+        const Codes want = bad == 0 ? code(DRI_ERR_ARG) : bad >= 1 ? code(DRI_ERR_NULL) : kOk;
+        call(format("DRI_Transfer_create(%s%s%s, %s) [xfer %d]", namep ? "\"" : "",
+                    namep ? namep : "NULL", namep ? "\"" : "", out ? "&xfer" : "NULL", i));
+        expect(DRI_Transfer_create(namep, out), want);
+        if (want != kOk) return;
+        if (!x.h) fail("DRI_Transfer_create succeeded with a NULL handle");
+        const DRI_Transfer h = x.h, stale = x.stale;
+        const bool dead = x.dead;
+        x = Xfer{};
+        x.h = h, x.stale = stale, x.dead = dead, x.live = true;
+        x.name = name;
+        x.serial = ++serial_;
+        x.mismatch = mismatch;
+        x.strategy.assign(static_cast<std::size_t>(g_size), DRI_STRATEGY_AUTO);
+    }
+
+    // ---- rings -----------------------------------------------------------------------
+
+    // This rank's `nbuf` buffers for a block of `bytes`: on the heap, or in
+    // memory slot `mem`, each word as a buffer is before any frame.
+    Ring make_ring(DRI_Index bytes, int nbuf, int mem, int place, bool sender) {
+        Ring r;
+        r.nbuf = nbuf;
+        r.bytes = bytes;
+        const auto words = static_cast<std::size_t>(bytes / 4);
+        for (int k = 0; k < nbuf; ++k) {
+            std::int32_t* p = nullptr;
+            if (mem >= 0) {
+                p = reinterpret_cast<std::int32_t*>(
+                    static_cast<char*>(mem_[static_cast<std::size_t>(mem)].base) +
+                    place * kPlaceBytes + k * kMemStride);
+            } else {
+                r.own.emplace_back(words);
+                p = r.own.back().data();
+            }
+            std::fill(p, p + words, sender ? kPoison : kSentinel);
+            r.buf.push_back(p);
+            r.frame.push_back(kFresh);
+        }
+        return r;
+    }
+
+    void fill(Ring& r, int serial, int frame) {
+        std::int32_t* p = r.buf[static_cast<std::size_t>(r.cur)];
+        for (std::size_t w = 0; w < r.map.size(); ++w)
+            p[w] = r.map[w] >= 0 ? value(serial, frame, r.map[w]) : kPoison;
+        r.frame[static_cast<std::size_t>(r.cur)] = frame;
+    }
+
+    // Every word of every buffer of this rank's ring holds what the model says.
+    void check_ring(const Xfer& x, int s, const char* when) const {
+        check_ring(x.side[s].ring, x.serial, s == 0, x.name, when);
+    }
+
+    void check_ring(const Ring& r, int serial, bool sender, const std::string& name,
+                    const char* when) const {
+        const std::int32_t blank = sender ? kPoison : kSentinel;
+        for (int k = 0; k < r.nbuf; ++k) {
+            const int f = r.frame[static_cast<std::size_t>(k)];
+            if (f == kUnknown) continue;
+            const std::int32_t* p = r.buf[static_cast<std::size_t>(k)];
+            for (std::size_t w = 0; w < r.map.size(); ++w) {
+                const std::int64_t g = r.map[w];
+                const std::int32_t want = g >= 0 && f >= 0 ? value(serial, f, g) : blank;
+                if (p[w] == want) continue;
+                fail(format("%s: transfer %s, %s buffer %d of %d (current %d), word %zu (element "
+                            "%lld): holds 0x%08x (transfer %d, frame %d, element %d), expected "
+                            "0x%08x (frame %d)",
+                            when, name.c_str(), sender ? "send" : "receive", k, r.nbuf, r.cur, w,
+                            static_cast<long long>(g), static_cast<unsigned>(p[w]),
+                            (p[w] >> 24) & 0x7f, (p[w] >> 12) & 0xfff, p[w] & 0xfff,
+                            static_cast<unsigned>(want), f));
+            }
+        }
+    }
+
+    // This rank's part of a completed reorganization: the current receive
+    // buffer holds the frame, nothing else changed, and both rings advance by
+    // one buffer. `skip_mem`: rings in DRI_Alloc_mem memory are gone (finalize).
+    void deliver_local(Xfer& x, const char* when, bool skip_mem = false) {
+        for (int s = 0; s < 2; ++s) {
+            Side& side = x.side[s];
+            Ring& r = side.ring;
+            if (!r.nbuf || (skip_mem && side.mem >= 0)) continue;
+            if (s == 1) r.frame[static_cast<std::size_t>(r.cur)] = x.frame;
+            check_ring(x, s, when);
+            r.cur = (r.cur + 1) % r.nbuf;
+        }
+    }
+
+    void finish(Xfer& x) {
+        ++x.frame;
+        x.in_flight = false;
+        ++stats_.frames;
+    }
+
+    // ---- declaring roles --------------------------------------------------------------
+
+    // The bad arguments of a declaration (one at most).
+    enum DeclareBad {
+        kNoBuffer,    // nbuf 0: DRI_ERR_BUFFER_COUNT
+        kNullBuffer,  // the last buffer NULL: DRI_ERR_BUFFER
+        kShortBuffer, // the last buffer a byte short: DRI_ERR_BUFFER_SIZE
+        kSkip,        // one member does not declare: the commit is DRI_ERR_NO_PARTNER
+        kOddLayout,   // one member declares another layout: the commit is DRI_ERR_INCONSISTENT
+        kStaleDist,   // DRI_ERR_HANDLE
+        kStaleLayout, // DRI_ERR_HANDLE
+        kStaleXfer,   // DRI_ERR_HANDLE
+        kWrongNdims,  // a layout of another dimension count: DRI_ERR_LAYOUT
+        kDeclareBads
+    };
+
+    // One declaration's arguments, drawn alike on every rank.
+    struct Declaration {
+        int xi = 0, s = 0;  // the transfer and side (0 send, 1 recv)
+        int di = 0, li = 0; // the distribution and layout slots
+        int nbuf = 1, mem = -1, place = 0;
+        int v = -1, bad = -1; // the bad argument (DeclareBad) and on which rank
+        int odd = -1;         // kOddLayout: the other layout's slot
+        int wrong = -1;       // kWrongNdims: a layout slot of the other dimension count
+        int stale_d = -1, stale_l = -1;
+        Mask callers = 0;
+        int layout_slot(int r) const {
+            return v == kWrongNdims ? wrong : r == bad && odd >= 0 ? odd : li;
+        }
+    };
+
+    // What DRI_Transfer_send / _recv returns on rank r.
+    Codes declare_outcome(const Declaration& dc, int r) const {
+        const Xfer& x = xfer_[static_cast<std::size_t>(dc.xi)];
+        const Dist& d = dist_[static_cast<std::size_t>(dc.di)];
+        const int v = dc.v;
+        const int layout_ndims =
+            kLayoutDefs[layout_[static_cast<std::size_t>(dc.layout_slot(r))].kind].ndims;
+        Codes w = 0;
+        if (v == kStaleDist || v == kStaleLayout || v == kStaleXfer) w |= code(DRI_ERR_HANDLE);
+        if (!has(group_mask(d.group), r)) w |= code(DRI_ERR_HANDLE); // holds no handle of it
+        if (v == kNoBuffer) w |= code(DRI_ERR_BUFFER_COUNT);
+        if (has(x.side[dc.s].declared, r)) w |= code(DRI_ERR_DUPLICATE);
+        if (committed_on(x, r)) w |= code(DRI_ERR_STATE);
+        if (layout_ndims != kShapeDefs[d.shape].ndims) w |= code(DRI_ERR_LAYOUT);
+        if (v == kNullBuffer) w |= code(DRI_ERR_BUFFER);
+        if (v == kShortBuffer) w |= code(DRI_ERR_BUFFER_SIZE);
+        return w ? w : kOk;
+    }
+
+    // DRI_Transfer_send (s 0) or DRI_Transfer_recv (s 1) on the members of
+    // the distribution's group; once a side is declared somewhere, a second
+    // declaration by the ranks that hold it is DRI_ERR_DUPLICATE.
+    void declare(int xi, int s, bool legal) {
+        Declaration dc;
+        if (!draw_declaration(xi, s, legal, dc)) return; // made a missing object instead
+        describe(dc);
+        if (has(dc.callers, g_rank)) declare_here(dc);
+        record_declaration(dc);
+    }
+
+    // Draws the arguments; false when a missing object was made instead.
+    bool draw_declaration(int xi, int s, bool legal, Declaration& dc) {
+        const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        dc.xi = xi, dc.s = s;
+        const int other = x.side[1 - s].declared ? x.side[1 - s].shape : -1;
+        // Sometimes the other shape than the other side's, a legal call
+        // whose commit is DRI_ERR_MISMATCH; not `legal`: any shape.
+        const bool mismatch = other >= 0 && (legal ? x.mismatch : rng_.percent(30));
+        const int want_shape = mismatch ? 1 - other : legal ? other : -1;
+        dc.di =
+            pick_if(dist_, [&](const Dist& d) { return want_shape < 0 || d.shape == want_shape; });
+        if (dc.di < 0) return create_dist(true, want_shape), false;
+        const Dist& d = dist_[static_cast<std::size_t>(dc.di)];
+        const int nd = kShapeDefs[d.shape].ndims;
+        dc.li = legal ? pick_if(layout_,
+                                [&](const Layout& l) { return kLayoutDefs[l.kind].ndims == nd; })
+                      : pick(layout_, true);
+        if (dc.li < 0) return create_layout(nd == 2 ? rng_.below(3) : 3), false;
+        dc.nbuf = 1 + rng_.below(3);
+        // Rings in node shared memory: SHARED applies, DRI_Free_mem is refused while committed.
+        const bool in_mem = rng_.percent(s == 0 ? 50 : 30);
+        dc.mem = in_mem
+                     ? pick_if(mem_, [](const Mem& m) { return m.usable && m.free_place() >= 0; })
+                     : -1;
+        if (legal && in_mem && dc.mem < 0 && pick(mem_, false) >= 0) return alloc_mem(true), false;
+        dc.place = dc.mem >= 0 ? mem_[static_cast<std::size_t>(dc.mem)].free_place() : 0;
+        draw_bad_declaration(x.side[s], d, legal, dc);
+        return true;
+    }
+
+    // Not `legal`: mostly one bad argument (those that do not apply are dropped).
+    void draw_bad_declaration(const Side& side, const Dist& d, bool legal, Declaration& dc) {
+        const bool first = side.declared == 0;
+        const Mask members = group_mask(d.group);
+        const int nd = kShapeDefs[d.shape].ndims;
+        int v = legal ? -1 : rng_.below(kDeclareBads + 3) - 3;
+        dc.bad = pick_rank(members);
+        const int twin = kLayoutDefs[layout_[static_cast<std::size_t>(dc.li)].kind].twin;
+        const int odd =
+            twin < 0 ? -1 : pick_if(layout_, [&](const Layout& l) { return l.kind == twin; });
+        dc.wrong =
+            pick_if(layout_, [&](const Layout& l) { return kLayoutDefs[l.kind].ndims != nd; });
+        dc.stale_d = pick_dead(dist_), dc.stale_l = pick_dead(layout_);
+        if ((v == kSkip && !first) ||
+            (v == kOddLayout && (!first || odd < 0 || count(members) < 2)) ||
+            (v == kStaleDist && dc.stale_d < 0) || (v == kStaleLayout && dc.stale_l < 0) ||
+            (v == kStaleXfer && !xfer_[static_cast<std::size_t>(dc.xi)].dead) ||
+            (v == kWrongNdims && dc.wrong < 0))
+            v = -1;
+        dc.v = v;
+        dc.odd = v == kOddLayout ? odd : -1;
+        dc.callers = first ? members & ~(v == kSkip ? bit_of(dc.bad) : 0) : side.declared;
+    }
+
+    void describe(const Declaration& dc) {
+        const Xfer& x = xfer_[static_cast<std::size_t>(dc.xi)];
+        const Dist& d = dist_[static_cast<std::size_t>(dc.di)];
+        static const char* const what[] = {"nbuf 0",
+                                           "a NULL buffer",
+                                           "a buffer a byte short",
+                                           "rank %d does not declare",
+                                           "rank %d declares the other layout",
+                                           "a stale distribution",
+                                           "a stale layout",
+                                           "a stale transfer",
+                                           "a layout of the wrong dimension count"};
+        const int l = dc.layout_slot(-1);
+        call(format("DRI_Transfer_%s(xfer %d \"%s\", dist %d [%s \"%s\" over %s], layout %d [%s], "
+                    "%d buffers %s) on %s [%s]",
+                    dc.s == 0 ? "send" : "recv", dc.xi, x.name.c_str(), dc.di,
+                    kShapeDefs[d.shape].text, kSpecDefs[d.spec].text, kGroupText[d.group], l,
+                    kLayoutDefs[layout_[static_cast<std::size_t>(l)].kind].text, dc.nbuf,
+                    dc.mem >= 0 ? format("in memory %d place %d", dc.mem, dc.place).c_str()
+                                : "on the heap",
+                    x.side[dc.s].declared ? "the ranks that declared it" : "the group's members",
+                    dc.v < 0 ? "legal arguments" : format(what[dc.v], dc.bad).c_str()));
+    }
+
+    // This rank's call, with a ring of its own.
+    void declare_here(const Declaration& dc) {
+        Xfer& x = xfer_[static_cast<std::size_t>(dc.xi)];
+        const Dist& d = dist_[static_cast<std::size_t>(dc.di)];
+        const int l = dc.layout_slot(g_rank);
+        Ring ring = declared_ring(d, l, dc.nbuf, dc.mem, dc.place, dc.s == 0);
+        std::vector<void*> ptrs(ring.buf.begin(), ring.buf.end());
+        std::vector<DRI_Index> sizes(ptrs.size(), ring.bytes);
+        if (dc.v == kNullBuffer) ptrs.back() = nullptr;
+        if (dc.v == kShortBuffer) sizes.back() -= 1;
+        const DRI_Transfer xh = dc.v == kStaleXfer ? x.stale : x.h;
+        const DRI_Distribution dh =
+            dc.v == kStaleDist ? dist_[static_cast<std::size_t>(dc.stale_d)].stale : d.h;
+        const DRI_Layout lh = dc.v == kStaleLayout
+                                  ? layout_[static_cast<std::size_t>(dc.stale_l)].stale
+                                  : layout_[static_cast<std::size_t>(l)].h;
+        const int n = dc.v == kNoBuffer ? 0 : dc.nbuf;
+        const int rc = dc.s == 0 ? DRI_Transfer_send(xh, dh, lh, n, ptrs.data(), sizes.data())
+                                 : DRI_Transfer_recv(xh, dh, lh, n, ptrs.data(), sizes.data());
+        expect(rc, declare_outcome(dc, g_rank));
+        if (rc == DRI_SUCCESS) x.side[dc.s].ring = std::move(ring);
+    }
+
+    // The model after the call: the same on every rank.
+    void record_declaration(const Declaration& dc) {
+        Side& side = xfer_[static_cast<std::size_t>(dc.xi)].side[dc.s];
+        const Dist& d = dist_[static_cast<std::size_t>(dc.di)];
+        Mask ok = 0;
+        for (int r = 0; r < g_size; ++r)
+            if (has(dc.callers, r) && declare_outcome(dc, r) == kOk) ok |= bit_of(r);
+        if (!ok) return;
+        side.declared |= ok;
+        side.shape = d.shape, side.spec = d.spec, side.group = d.group;
+        side.layout = layout_[static_cast<std::size_t>(dc.li)].kind;
+        side.mem = dc.mem, side.place = dc.place;
+        side.odd_rank = dc.v == kOddLayout ? dc.bad : -1;
+        side.skipped_rank = dc.v == kSkip ? dc.bad : -1;
+        if (dc.mem >= 0) mem_[static_cast<std::size_t>(dc.mem)].bound[dc.place] = dc.xi;
+    }
+
+    // This rank's ring for a declaration: sized and mapped from
+    // DRI_Blockinfo_get when the distribution and layout fit, else a small
+    // stand-in (the declaration fails before using it).
+    Ring declared_ring(const Dist& d, int layout_slot, int nbuf, int mem, int place, bool sender) {
+        const Layout& l = layout_[static_cast<std::size_t>(layout_slot)];
+        DRI_Blockinfo bi{};
+        const bool fits = d.h && kLayoutDefs[l.kind].ndims == kShapeDefs[d.shape].ndims;
+        if (fits && DRI_Blockinfo_get(d.h, l.h, &bi) != DRI_SUCCESS)
+            fail(format("DRI_Blockinfo_get failed: %s", DRI_Last_error_message()));
+        Ring r = make_ring(fits ? bi.bytes : 64, nbuf, mem, place, sender);
+        if (fits) r.map = cell_map(bi, d.shape, sender), check_block(d, r.map, sender);
+        return r;
+    }
+
+    // The elements of this rank's block (from DRI_Blockinfo_get) are the ones
+    // the uneven block rule gives it, computed apart from the library.
+    void check_block(const Dist& d, const std::vector<std::int64_t>& map, bool sender) const {
+        const std::vector<int> ranks = group_ranks(d.group);
+        const auto me =
+            static_cast<std::size_t>(std::find(ranks.begin(), ranks.end(), g_rank) - ranks.begin());
+        const std::vector<bool> want = cells(d.shape, d.spec, ranks.size(), me, !sender);
+        std::vector<bool> got(want.size(), false);
+        for (const std::int64_t g : map)
+            if (g >= 0) got[static_cast<std::size_t>(g)] = true;
+        if (got != want)
+            fail(format("DRI_Blockinfo_get: the block of group index %zu of %zu under \"%s\" holds "
+                        "other elements than the uneven block rule gives",
+                        me, ranks.size(), kSpecDefs[d.spec].text));
+    }
+
+    // ---- strategy and commit ---------------------------------------------------------------
+
+    // DRI_Transfer_set_strategy on every rank (local). Bad: a value that is no
+    // strategy (DRI_ERR_ARG), another strategy on one rank (the commit is then
+    // DRI_ERR_INCONSISTENT), a stale handle.
+    void set_strategy(int xi, bool legal) {
+        Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        int value_all = rng_.below(kStrategies);
+        // Mostly not SHARED or HYBRID without shared memory: the commit would fail.
+        if (legal && (value_all == DRI_STRATEGY_SHARED || value_all == DRI_STRATEGY_HYBRID) &&
+            x.side[0].mem < 0 && rng_.percent(70))
+            value_all = DRI_STRATEGY_P2P;
+        int v = legal ? -1 : rng_.below(3);
+        if (v == 2 && !x.dead) v = -1;
+        const int bad = rng_.below(g_size);
+        const int other = (value_all + 1 + rng_.below(kStrategies - 1)) % kStrategies;
+        const int mine = v == 0                      ? dri::detail::strategy_count
+                         : (v == 1 && g_rank == bad) ? other
+                                                     : value_all;
+        // Refused on the ranks where it is committed (a rank without a role
+        // took no part in the commit).
+        const auto outcome = [&](int r) {
+            Codes w = v == 2 ? code(DRI_ERR_HANDLE) : 0;
+            if (v == 0) w |= code(DRI_ERR_ARG);
+            if (v != 2 && committed_on(x, r)) w |= code(DRI_ERR_STATE);
+            return w ? w : kOk;
+        };
+        call(format("DRI_Transfer_set_strategy(xfer %d \"%s\", %s)%s", xi, x.name.c_str(),
+                    v == 0 ? "no strategy" : kStrategyText[value_all],
+                    v == 1   ? format(" [rank %d: %s]", bad, kStrategyText[other]).c_str()
+                    : v == 2 ? " [stale handle]"
+                             : ""));
+        expect(DRI_Transfer_set_strategy(v == 2 ? x.stale : x.h, strategy_value(mine)),
+               outcome(g_rank));
+        for (int r = 0; r < g_size; ++r)
+            if (outcome(r) == kOk)
+                x.strategy[static_cast<std::size_t>(r)] = v == 1 && r == bad ? other : value_all;
+    }
+
+    // Why a commit of x fails once every rank's arguments are accepted:
+    // validation of the declarations (every rank sees them all).
+    Codes validation(const Xfer& x) const {
+        Codes c = 0;
+        for (const Side& side : x.side) {
+            if (!side.declared || side.skipped_rank >= 0) c |= code(DRI_ERR_NO_PARTNER);
+            if (side.odd_rank >= 0) c |= code(DRI_ERR_INCONSISTENT);
+        }
+        if (x.side[0].declared && x.side[1].declared && x.side[0].shape != x.side[1].shape)
+            c |= code(DRI_ERR_MISMATCH);
+        if (agreed_strategy(x) < 0) c |= code(DRI_ERR_INCONSISTENT);
+        return c;
+    }
+
+    // The strategy every rank with a role asked for, -1 if they differ.
+    int agreed_strategy(const Xfer& x) const {
+        int s = -2;
+        for (int r = 0; r < g_size; ++r) {
+            if (!has(x.roles(), r)) continue;
+            const int v = x.strategy[static_cast<std::size_t>(r)];
+            if (s == -2) s = v;
+            if (s != v) return -1;
+        }
+        return s == -2 ? DRI_STRATEGY_AUTO : s;
+    }
+
+    // A forced SHARED applies when every pair of different processes that
+    // exchanges data is on one node and reads a ring in DRI_Alloc_mem memory
+    // (or when no process reads from another); a forced HYBRID when some
+    // pair on one node reads such a ring. Otherwise DRI_ERR_BUFFER. Only
+    // asked of transfers that pass validation (the sides fit each other).
+    Codes build(const Xfer& x) const {
+        const int s = agreed_strategy(x);
+        if (s != DRI_STRATEGY_SHARED && s != DRI_STRATEGY_HYBRID) return 0;
+        if (validation(x)) return 0;
+        const Pairs p = pairs(x);
+        const bool shared = x.side[0].mem >= 0;
+        const bool applies = s == DRI_STRATEGY_SHARED
+                                 ? p.across_nodes == 0 && (shared || p.same_node == 0)
+                                 : shared && p.same_node > 0;
+        return applies ? 0 : code(DRI_ERR_BUFFER);
+    }
+
+    // The pairs (sender, receiver) of different ranks where the receiver
+    // stores an element the sender owns, by whether both share a node.
+    struct Pairs {
+        int same_node = 0, across_nodes = 0;
+    };
+    static Pairs pairs(const Xfer& x) {
+        const Side &send = x.side[0], &recv = x.side[1];
+        const std::vector<int> sr = group_ranks(send.group), rr = group_ranks(recv.group);
+        Pairs p;
+        for (std::size_t i = 0; i < sr.size(); ++i) {
+            const std::vector<bool> owned = cells(send.shape, send.spec, sr.size(), i, false);
+            for (std::size_t j = 0; j < rr.size(); ++j) {
+                if (sr[i] == rr[j]) continue;
+                const std::vector<bool> stored = cells(recv.shape, recv.spec, rr.size(), j, true);
+                bool meet = false;
+                for (std::size_t c = 0; c < owned.size() && !meet; ++c)
+                    meet = owned[c] && stored[c];
+                if (!meet) continue;
+                const bool same = g_node[static_cast<std::size_t>(sr[i])] ==
+                                  g_node[static_cast<std::size_t>(rr[j])];
+                ++(same ? p.same_node : p.across_nodes);
+            }
+        }
+        return p;
+    }
+
+    // The transfers of `xs` rank r passes to DRI_Commit: those it has a role
+    // in, and those nobody has a role in (refused: DRI_ERR_STATE).
+    std::vector<int> commit_list(const std::vector<int>& xs, int r, bool twice) const {
+        std::vector<int> list;
+        for (int xi : xs) {
+            const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+            if (x.roles() == 0 || has(x.roles(), r)) list.push_back(xi);
+        }
+        if (twice && !list.empty()) list.push_back(list.front());
+        return list;
+    }
+
+    // What each rank's own checks find (agreed before anything else).
+    Codes local_checks(const std::vector<int>& list) const {
+        Codes c = 0;
+        std::vector<std::string> names;
+        for (int xi : list) {
+            const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+            if (x.committed || x.roles() == 0) c |= code(DRI_ERR_STATE);
+            if (std::find(names.begin(), names.end(), x.name) != names.end())
+                c |= code(DRI_ERR_DUPLICATE);
+            names.push_back(x.name);
+        }
+        return c;
+    }
+
+    enum CommitBad {
+        kNegativeCount,
+        kStaleOnOne,
+        kTwice,
+        kNullComm,
+        kStaleEverywhere,
+        kCommitBads
+    };
+
+    // DRI_Commit (or DRI_Transfer_commit) of the transfers xs, collective
+    // over the communicator: every rank calls, with the transfers it has a
+    // role in. On any error no transfer is committed, on every rank.
+    void commit(std::vector<int> xs, bool legal) {
+        drop_unmatched_twins(xs);
+        int v = legal ? -1 : rng_.below(kCommitBads);
+        const int bad = rng_.below(g_size);
+        const int stale = pick_dead(xfer_);
+        if ((v == kStaleOnOne || v == kStaleEverywhere) && stale < 0) v = -1;
+        const Mask roles0 = xs.size() == 1 ? xfer_[static_cast<std::size_t>(xs[0])].roles() : 0;
+        const bool alone =
+            xs.size() == 1 && v < 0 && (roles0 == all_ranks() || roles0 == 0) && rng_.percent(50);
+        Codes want = 0;
+        bool others_fail = false; // a rank other than `bad` fails its own checks
+        for (int r = 0; r < g_size; ++r) {
+            if (v == kNegativeCount && r == bad)
+                want |= code(DRI_ERR_ARG);
+            else if ((v == kStaleOnOne && r == bad) || v == kStaleEverywhere)
+                want |= code(DRI_ERR_HANDLE);
+            else if (const Codes c = local_checks(commit_list(xs, r, v == kTwice)); c)
+                want |= c, others_fail = true;
+        }
+        if (v == kNullComm) want = code(DRI_ERR_GROUP);
+        for (int phase = 0; phase < 2 && !want; ++phase)
+            for (int xi : xs)
+                want |= phase == 0 ? validation(xfer_[static_cast<std::size_t>(xi)])
+                                   : build(xfer_[static_cast<std::size_t>(xi)]);
+        if (!want) want = kOk;
+        std::vector<int> list = commit_list(xs, g_rank, v == kTwice);
+        std::vector<DRI_Transfer> handles;
+        for (int xi : list)
+            handles.push_back(xfer_[static_cast<std::size_t>(xi)].h);
+        if ((v == kStaleOnOne && g_rank == bad) || v == kStaleEverywhere)
+            handles.push_back(xfer_[static_cast<std::size_t>(stale)].stale);
+        const int n = v == kNegativeCount && g_rank == bad ? -1 : static_cast<int>(handles.size());
+        std::string names;
+        for (int xi : xs)
+            names += format("%s%d \"%s\"", names.empty() ? "" : ", ", xi,
+                            xfer_[static_cast<std::size_t>(xi)].name.c_str());
+        static const char* const what[] = {"count -1 on rank %d", "a stale transfer on rank %d",
+                                           "a transfer twice", "MPI_COMM_NULL", "a stale transfer"};
+        call(format("%s(xfers {%s}) [%s]", alone ? "DRI_Transfer_commit" : "DRI_Commit",
+                    names.c_str(), v < 0 ? "legal arguments" : format(what[v], bad).c_str()));
+        const int rc = alone ? DRI_Transfer_commit(handles[0])
+                             : DRI_Commit(v == kNullComm ? MPI_COMM_NULL : comm(), n,
+                                          handles.empty() ? nullptr : handles.data());
+        expect_collective(rc, want, true);
+        if ((v == kNegativeCount || v == kStaleOnOne) && !others_fail) expect_message_from(bad);
+        if (want == kOk)
+            for (int xi : xs)
+                committed(xfer_[static_cast<std::size_t>(xi)]);
+    }
+
+    // Two transfers of one name in one commit are refused (DRI_ERR_DUPLICATE)
+    // by the ranks that pass both; where no rank passes both, their
+    // declarations would meet under one name, which the model does not
+    // follow: the second is left out.
+    void drop_unmatched_twins(std::vector<int>& xs) const {
+        for (std::size_t a = 0; a < xs.size(); ++a)
+            for (std::size_t b = a + 1; b < xs.size(); ++b) {
+                const Xfer &x = xfer_[static_cast<std::size_t>(xs[a])],
+                           &y = xfer_[static_cast<std::size_t>(xs[b])];
+                if (x.name == y.name && x.roles() && y.roles() && !(x.roles() & y.roles()))
+                    xs.erase(xs.begin() + static_cast<std::ptrdiff_t>(b--));
+            }
+    }
+
+    // A successful commit: both rings start again at buffer 0; MEASURE ran
+    // the candidates on the buffers (receive buffers overwritten).
+    void committed(Xfer& x) {
+        if (x.committed) return; // passed twice
+        x.committed = true;
+        for (Side& side : x.side)
+            side.ring.cur = 0;
+        const int s = agreed_strategy(x);
+        if (s == DRI_STRATEGY_MEASURE)
+            for (int& f : x.side[1].ring.frame)
+                f = kUnknown;
+        ++stats_.commits;
+        ++stats_.strategies[static_cast<std::size_t>(s)];
+    }
+
+    // ---- reorganizations -----------------------------------------------------------------
+
+    // DRI_Do, DRI_Do_start, DRI_Do_wait or DRI_Do_test (until done, or once
+    // and then DRI_Do_wait) on every rank: the participants succeed when the
+    // state allows it, every other call is DRI_ERR_STATE (a rank without a
+    // role has nothing committed).
+    void reorganize(int xi, DoKind k) {
+        Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        const bool part = x.committed && has(x.roles(), g_rank);
+        const bool starts = k == kBlocking || k == kStart;
+        const bool legal = x.committed && (starts ? !x.in_flight : x.in_flight);
+        const bool then_wait = rng_.percent(40);
+        const Codes want = legal && part ? kOk : code(DRI_ERR_STATE);
+        static const char* const names[] = {"DRI_Do", "DRI_Do_start", "DRI_Do_wait", "DRI_Do_test"};
+        call(format("%s(xfer %d \"%s\") [frame %d%s%s]", names[k], xi, x.name.c_str(), x.frame,
+                    x.committed ? "" : ", not committed", x.in_flight ? ", in flight" : ""));
+        if (legal && part && starts && x.side[0].ring.nbuf) fill(x.side[0].ring, x.serial, x.frame);
+        int rc = DRI_SUCCESS;
+        switch (k) {
+        case kBlocking:
+            rc = DRI_Do(x.h);
+            break;
+        case kStart:
+            rc = DRI_Do_start(x.h);
+            break;
+        case kWait:
+            rc = DRI_Do_wait(x.h);
+            break;
+        case kTest:
+            rc = test_until_done(x, legal && part && then_wait);
+            break;
+        }
+        expect_collective(rc, want, part);
+        if (!legal) return;
+        if (k == kStart) {
+            x.in_flight = true;
+            return;
+        }
+        deliver_local(x, "after the reorganization completed");
+        finish(x);
+    }
+
+    // DRI_Do_test until it reports done (or once, then DRI_Do_wait).
+    int test_until_done(const Xfer& x, bool then_wait) {
+        int done = 0;
+        int rc = DRI_Do_test(x.h, &done);
+        const double t0 = MPI_Wtime();
+        while (rc == DRI_SUCCESS && !done) {
+            if (then_wait) return DRI_Do_wait(x.h);
+            if (MPI_Wtime() - t0 > 60) fail("DRI_Do_test did not report done within 60 s");
+            rc = DRI_Do_test(x.h, &done);
+        }
+        return rc;
+    }
+
+    // DRI_Transfer_current: the buffers the next reorganization uses.
+    void current(int xi) {
+        const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        if (x.in_flight) return; // which buffer is "next" while one is in flight is not said
+        call(format("DRI_Transfer_current(xfer %d \"%s\")", xi, x.name.c_str()));
+        int sb = -7, rb = -7;
+        expect(DRI_Transfer_current(x.h, &sb, &rb), kOk);
+        const Ring &sr = x.side[0].ring, &rr = x.side[1].ring;
+        const int want_s = sr.nbuf ? sr.cur : -1, want_r = rr.nbuf ? rr.cur : -1;
+        if (sb != want_s || rb != want_r)
+            fail(format("current buffers %d, %d; expected %d, %d", sb, rb, want_s, want_r));
+    }
+
+    // DRI_Transfer_destroy on every rank. With a reorganization in flight
+    // some ranks (drawn) complete it with DRI_Do_wait first, the others
+    // leave it to the destroy: either way the data arrives.
+    void destroy_xfer(int xi) {
+        Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        const bool flight = x.in_flight, part = has(x.roles(), g_rank);
+        const Mask early = flight ? static_cast<Mask>(rng_.next()) & all_ranks() : 0;
+        if (flight && part && has(early, g_rank)) {
+            call(format("DRI_Do_wait(xfer %d \"%s\") before destroying it", xi, x.name.c_str()));
+            expect(DRI_Do_wait(x.h), kOk);
+            deliver_local(x, "after DRI_Do_wait");
+        }
+        call(format(
+            "DRI_Transfer_destroy(xfer %d \"%s\")%s", xi, x.name.c_str(),
+            flight ? format(" with a reorganization in flight (ranks 0x%x waited first)", early)
+                         .c_str()
+                   : ""));
+        const DRI_Transfer old = x.h;
+        expect(DRI_Transfer_destroy(&x.h), kOk);
+        if (x.h) fail("the handle is not NULL after DRI_Transfer_destroy");
+        if (flight && part && !has(early, g_rank))
+            deliver_local(x, "after DRI_Transfer_destroy completed it");
+        if (flight) finish(x), ++stats_.teardowns_in_flight;
+        forget(x, xi);
+        x.stale = old;
+    }
+
+    // A transfer is gone (destroyed or finalized): its rings no longer pin memory.
+    // Its heap rings are kept to the end of the sequence: nothing may write
+    // them any more (a request left behind would).
+    void forget(Xfer& x, int xi) {
+        for (Mem& m : mem_)
+            for (int& b : m.bound)
+                if (b == xi) b = -1;
+        for (int s = 0; s < 2; ++s)
+            if (x.side[s].ring.nbuf && x.side[s].mem < 0)
+                graves_.push_back({std::move(x.side[s].ring), x.serial, s == 0, x.name});
+        x = Xfer{};
+        x.dead = true;
+    }
+
+    struct Grave {
+        Ring ring;
+        int serial;
+        bool sender;
+        std::string name;
+    };
+
+    // ---- destroying descriptive objects -----------------------------------------------
+
+    // `*_destroy(&h)` on the ranks holding the handle: succeeds, sets it to
+    // NULL, and the old value becomes a stale copy. Where the rank holds no
+    // handle (not a member) the NULL handle is refused: DRI_ERR_HANDLE. Bad
+    // (not `legal`): a NULL pointer (DRI_ERR_NULL) or a handle of another
+    // kind (DRI_ERR_HANDLE); the object stays alive.
+    template <class S, class H, class Other>
+    void destroy_slot(S& s, int i, int (*destroy)(H*), const char* what, bool legal, Other other) {
+        const int bad = legal ? -1 : rng_.below(2);
+        if (bad == 0) {
+            call(format("%s_destroy(NULL) [%d]", what, i));
+            expect(destroy(nullptr), code(DRI_ERR_NULL));
+            return;
+        }
+        if (bad == 1) {
+            H wrong = reinterpret_cast<H>(other); // a live handle of another kind
+            call(format("%s_destroy(&handle of another kind)", what));
+            expect(destroy(&wrong), code(DRI_ERR_HANDLE));
+            return;
+        }
+        call(format("%s_destroy(&%d)", what, i));
+        const H old = s.h;
+        expect(destroy(&s.h), old ? kOk : code(DRI_ERR_HANDLE));
+        if (s.h) fail("the handle is not NULL after a successful destroy");
+        s.stale = old;
+        s.live = false;
+        s.dead = true;
+    }
+
+    // A live handle of another kind than the one destroyed (NULL if none:
+    // then also refused, DRI_ERR_HANDLE).
+    void* other_kind(int kind) const {
+        if (kind != 0 && gdo_[0].live) return gdo_[0].h;
+        if (kind != 1 && part_[0].live) return part_[0].h;
+        if (kind != 0 && gdo_[1].live) return gdo_[1].h;
+        return part_[1].live && kind != 1 ? static_cast<void*>(part_[1].h) : nullptr;
+    }
+
+    void destroy_gdo(int i, bool legal) {
+        destroy_slot(gdo_[static_cast<std::size_t>(i)], i, DRI_Globaldata_destroy, "DRI_Globaldata",
+                     legal, other_kind(0));
+    }
+    void destroy_part(int i, bool legal) {
+        destroy_slot(part_[static_cast<std::size_t>(i)], i, DRI_Partition_destroy, "DRI_Partition",
+                     legal, other_kind(1));
+    }
+    void destroy_group(int i, bool legal) {
+        destroy_slot(group_[static_cast<std::size_t>(i)], i, DRI_Group_destroy, "DRI_Group", legal,
+                     other_kind(2));
+    }
+    void destroy_dist(int i, bool legal) {
+        destroy_slot(dist_[static_cast<std::size_t>(i)], i, DRI_Distribution_destroy,
+                     "DRI_Distribution", legal, other_kind(3));
+    }
+    void destroy_layout(int i, bool legal) {
+        destroy_slot(layout_[static_cast<std::size_t>(i)], i, DRI_Layout_destroy, "DRI_Layout",
+                     legal, other_kind(4));
+    }
+
+    // Any live object, or a transfer.
+    void destroy_any(bool legal) {
+        switch (rng_.below(6)) {
+        case 0:
+            if (const int i = pick(gdo_, true); i >= 0) destroy_gdo(i, legal);
+            break;
+        case 1:
+            if (const int i = pick(part_, true); i >= 0) destroy_part(i, legal);
+            break;
+        case 2:
+            if (const int i = pick(group_, true); i >= 0) destroy_group(i, legal);
+            break;
+        case 3:
+            if (const int i = pick(dist_, true); i >= 0) destroy_dist(i, legal);
+            break;
+        case 4:
+            if (const int i = pick(layout_, true); i >= 0) destroy_layout(i, legal);
+            break;
+        default:
+            if (const int i = pick(xfer_, true); i >= 0) destroy_xfer(i);
+            break;
+        }
+    }
+
+    // ---- node shared memory ---------------------------------------------------------------------
+
+    // A commit commits a transfer on the ranks with a role only.
+    static bool committed_on(const Xfer& x, int r) { return x.committed && has(x.roles(), r); }
+
+    // Is memory slot m in a ring of a live transfer, and is that transfer committed?
+    bool referenced(int m) const {
+        const Mem& mm = mem_[static_cast<std::size_t>(m)];
+        return mm.bound[0] >= 0 || mm.bound[1] >= 0;
+    }
+    bool pinned(int m) const {
+        for (int b : mem_[static_cast<std::size_t>(m)].bound)
+            if (b >= 0 && xfer_[static_cast<std::size_t>(b)].committed) return true;
+        return false;
+    }
+
+    enum AllocBad { kZeroOnOne, kNegativeOnOne, kNullOnOne, kNullCommAlloc, kAllocBads };
+
+    // DRI_Alloc_mem, collective: kMemBytes on every rank (or 0 on one).
+    // Bad: a negative size or a NULL result on one rank (the code on every
+    // rank), MPI_COMM_NULL (every rank, found locally).
+    void alloc_mem(bool legal) {
+        const int i = pick(mem_, false);
+        if (i < 0) return free_mem(pick(mem_, true), true);
+        const int v = legal ? -1 : rng_.below(kAllocBads);
+        const int bad = rng_.below(g_size);
+        const bool me = g_rank == bad;
+        Mem& m = mem_[static_cast<std::size_t>(i)];
+        DRI_Index bytes = kMemBytes;
+        if (me && v == kZeroOnOne) bytes = 0;
+        if (me && v == kNegativeOnOne) bytes = -1;
+        void** out = me && v == kNullOnOne ? nullptr : &m.base;
+        const Codes want = v == kNegativeOnOne   ? code(DRI_ERR_ARG)
+                           : v == kNullOnOne     ? code(DRI_ERR_NULL)
+                           : v == kNullCommAlloc ? code(DRI_ERR_GROUP)
+                                                 : kOk;
+        static const char* const what[] = {"0 bytes on rank %d", "-1 bytes on rank %d",
+                                           "NULL result on rank %d", "MPI_COMM_NULL"};
+        call(format("DRI_Alloc_mem(comm, %lld, &mem %d) [%s]", static_cast<long long>(kMemBytes), i,
+                    v < 0 ? "legal arguments" : format(what[v], bad).c_str()));
+        expect_collective(DRI_Alloc_mem(v == kNullCommAlloc ? MPI_COMM_NULL : comm(), bytes, out),
+                          want, true);
+        if (v == kNegativeOnOne || v == kNullOnOne) expect_message_from(bad);
+        if (want != kOk) return;
+        if (reinterpret_cast<std::uintptr_t>(m.base) % 4096 != 0)
+            fail("DRI_Alloc_mem: not page aligned");
+        std::memset(m.base, 0x5a, static_cast<std::size_t>(bytes)); // ordinary memory
+        m.live = true;
+        m.usable = v != kZeroOnOne;
+        m.bound[0] = m.bound[1] = -1;
+    }
+
+    enum FreeBad { kOffsetOnOne, kOtherOnOne, kFreeBads };
+
+    // DRI_Free_mem, collective. Refused everywhere, freeing nothing, while a
+    // committed transfer uses the memory (DRI_ERR_STATE, whatever the
+    // strategy), for an address DRI_Alloc_mem did not return on one rank
+    // (DRI_ERR_ARG) and for different allocations (DRI_ERR_INCONSISTENT).
+    // Memory an uncommitted transfer's ring lies in must outlive the
+    // transfer: then only calls that are refused are made.
+    void free_mem(int i, bool legal) {
+        int v = legal ? -1 : rng_.below(kFreeBads);
+        const int bad = rng_.below(g_size);
+        const bool again = rng_.percent(30);
+        Mem& m = mem_[static_cast<std::size_t>(i)];
+        const int other = pick_if(mem_, [&](const Mem& o) { return &o != &m; });
+        if (v == kOtherOnOne && (other < 0 || g_size < 2)) v = -1;
+        if (v < 0 && referenced(i) && !pinned(i)) v = kOffsetOnOne; // a ring in use must stay
+        const bool me = g_rank == bad;
+        void* base = m.base;
+        if (v == kOffsetOnOne && me) base = static_cast<char*>(base) + 1;
+        if (v == kOtherOnOne && me) base = mem_[static_cast<std::size_t>(other)].base;
+        Codes want = 0;
+        if (v == kOffsetOnOne) want |= code(DRI_ERR_ARG);
+        if (pinned(i)) want |= code(DRI_ERR_STATE);
+        if (v == kOtherOnOne)
+            want |= code(DRI_ERR_INCONSISTENT) | (pinned(other) ? code(DRI_ERR_STATE) : 0);
+        if (!want) want = kOk;
+        static const char* const what[] = {"the address + 1 on rank %d",
+                                           "another allocation on rank %d"};
+        call(format("DRI_Free_mem(comm, mem %d) [%s%s]", i,
+                    v < 0 ? "legal arguments" : format(what[v], bad).c_str(),
+                    pinned(i) ? ", a committed transfer uses it" : ""));
+        expect_collective(DRI_Free_mem(comm(), base), want, true);
+        if (v == kOffsetOnOne && !pinned(i)) expect_message_from(bad);
+        if (pinned(i)) ++stats_.pinned_refusals;
+        if (want != kOk) return;
+        m.stale = m.base;
+        m.base = nullptr;
+        m.live = m.usable = false;
+        m.dead = true;
+        if (!again) return;
+        // Freed twice: no allocation came in between, so the address cannot
+        // have been handed out again.
+        call(format("DRI_Free_mem(comm, mem %d) [freed twice]", i));
+        expect_collective(DRI_Free_mem(comm(), m.stale), code(DRI_ERR_ARG), true);
+    }
+
+    // ---- finalize and init -------------------------------------------------------------
+
+    // DRI_Finalize on every rank: reorganizations in flight complete (the
+    // data arrives; rings in DRI_Alloc_mem memory are freed with it), every
+    // handle becomes stale.
+    void finalize() {
+        int flights = 0;
+        for (const Xfer& x : xfer_)
+            flights += x.in_flight;
+        call(format("DRI_Finalize() [%d reorganizations in flight]", flights));
+        expect_collective(DRI_Finalize(), kOk, true);
+        for (std::size_t i = 0; i < xfer_.size(); ++i) {
+            Xfer& x = xfer_[i];
+            if (!x.live) continue;
+            if (x.in_flight) {
+                if (has(x.roles(), g_rank))
+                    deliver_local(x, "after DRI_Finalize completed it", true);
+                finish(x), ++stats_.teardowns_in_flight;
+            }
+            const DRI_Transfer old = x.h;
+            forget(x, static_cast<int>(i));
+            x.stale = old;
+        }
+        stale_all(gdo_), stale_all(part_), stale_all(group_), stale_all(dist_), stale_all(layout_);
+        for (Mem& m : mem_)
+            if (m.live)
+                m.stale = m.base, m.base = nullptr, m.live = m.usable = false, m.dead = true;
+        initialized_ = false;
+        ++stats_.finalizes;
+        check_initialized(0);
+    }
+
+    template <class S, std::size_t N>
+    static void stale_all(std::array<S, N>& slots) {
+        for (S& s : slots)
+            if (s.live) s.stale = s.h, s.h = nullptr, s.live = false, s.dead = true;
+    }
+
+    void check_initialized(int want) {
+        call("DRI_Initialized(&flag)");
+        int flag = -1;
+        expect(DRI_Initialized(&flag), kOk);
+        if (flag != want) fail(format("DRI_Initialized says %d, expected %d", flag, want));
+    }
+
+    void init() {
+        call("DRI_Init()");
+        expect(DRI_Init(), kOk);
+        initialized_ = true;
+        check_initialized(1);
+    }
+
+    // Between DRI_Finalize and DRI_Init: DRI_Init, or a call that must be
+    // refused with DRI_ERR_NOT_INITIALIZED (on every rank, before any
+    // communication).
+    void uninitialized_step() {
+        const int k = rng_.below(10);
+        if (k < 3) return init();
+        const Codes want = code(DRI_ERR_NOT_INITIALIZED);
+        const int dx = pick_dead(xfer_), dg = pick_dead(gdo_), dm = pick_dead(mem_);
+        DRI_Globaldata g = nullptr;
+        void* p = nullptr;
+        const DRI_Index ext[1] = {4};
+        switch (k) {
+        case 3:
+            call("DRI_Finalize() again");
+            expect(DRI_Finalize(), want);
+            break;
+        case 4:
+            call("DRI_Globaldata_create(...)");
+            expect(DRI_Globaldata_create(1, ext, DRI_INT32, &g), want);
+            break;
+        case 5:
+            call("DRI_Globaldata_destroy(&stale)");
+            g = dg >= 0 ? gdo_[static_cast<std::size_t>(dg)].stale : nullptr;
+            expect(DRI_Globaldata_destroy(&g), want);
+            break;
+        case 6:
+            call("DRI_Do(stale transfer)");
+            expect(DRI_Do(dx >= 0 ? xfer_[static_cast<std::size_t>(dx)].stale : nullptr), want);
+            break;
+        case 7:
+            call("DRI_Alloc_mem(comm, 64, &p)");
+            expect(DRI_Alloc_mem(comm(), 64, &p), want);
+            break;
+        case 8:
+            call("DRI_Free_mem(comm, a base freed by DRI_Finalize)");
+            expect(
+                DRI_Free_mem(comm(), dm >= 0 ? mem_[static_cast<std::size_t>(dm)].stale : nullptr),
+                want);
+            break;
+        default:
+            call("DRI_Commit(comm, 0, NULL)");
+            expect(DRI_Commit(comm(), 0, nullptr), want);
+            break;
+        }
+    }
+
+    // ---- queries, stale handles, odd calls ---------------------------------------------------
+
+    // A query of a live object, checked against the model.
+    void query() {
+        const int k = rng_.below(5);
+        if (k == 0) return query_gdo(pick(gdo_, true));
+        if (k == 1) return query_group(pick(group_, true));
+        if (k == 2) return query_dist(pick(dist_, true));
+        if (k == 3) {
+            if (const int i = pick(xfer_, true); i >= 0) current(i);
+            return;
+        }
+        call("DRI_Group_size(a handle of another kind)");
+        int size = 0;
+        expect(DRI_Group_size(static_cast<DRI_Group>(other_kind(2)), &size), code(DRI_ERR_HANDLE));
+    }
+
+    void query_gdo(int i) {
+        if (i < 0) return;
+        const ShapeDef& d = kShapeDefs[gdo_[static_cast<std::size_t>(i)].shape];
+        call(format("DRI_Globaldata_get(gdo %d)", i));
+        int nd = 0;
+        DRI_Index ext[DRI_MAX_DIMS] = {}, eb = 0;
+        expect(DRI_Globaldata_get(gdo_[static_cast<std::size_t>(i)].h, &nd, ext, &eb), kOk);
+        if (nd != d.ndims || ext[0] != d.ext[0] || (nd == 2 && ext[1] != d.ext[1]) || eb != 4)
+            fail(format("DRI_Globaldata_get: %d dimensions, element of %lld bytes", nd,
+                        static_cast<long long>(eb)));
+    }
+
+    void query_group(int i) {
+        if (i < 0) return;
+        const std::vector<int> ranks = group_ranks(group_[static_cast<std::size_t>(i)].kind);
+        const auto at = std::find(ranks.begin(), ranks.end(), g_rank);
+        const int want_index = at == ranks.end() ? -1 : static_cast<int>(at - ranks.begin());
+        call(format("DRI_Group_size and DRI_Group_index(group %d)", i));
+        int size = -7, index = -7;
+        expect(DRI_Group_size(group_[static_cast<std::size_t>(i)].h, &size), kOk);
+        expect(DRI_Group_index(group_[static_cast<std::size_t>(i)].h, &index), kOk);
+        if (size != static_cast<int>(ranks.size()) || index != want_index)
+            fail(format("group of %d, index %d; expected %zu, %d", size, index, ranks.size(),
+                        want_index));
+    }
+
+    // The grid: all the group's processes along the cut dimension.
+    void query_dist(int i) {
+        if (i < 0) return;
+        const Dist& d = dist_[static_cast<std::size_t>(i)];
+        const int n = static_cast<int>(group_ranks(d.group).size());
+        const int want[2] = {d.spec == 1 ? 1 : n, d.spec == 1 ? n : 1};
+        call(format("DRI_Distribution_grid(dist %d)", i));
+        int grid[DRI_MAX_DIMS] = {};
+        expect(DRI_Distribution_grid(d.h, grid), d.h ? kOk : code(DRI_ERR_HANDLE));
+        if (d.h && (grid[0] != want[0] || (kSpecDefs[d.spec].ndims == 2 && grid[1] != want[1])))
+            fail(format("grid %d x %d, expected %d x %d", grid[0], grid[1], want[0], want[1]));
+    }
+
+    // A stale copy of a destroyed (or finalized) handle is refused:
+    // DRI_ERR_HANDLE. Between DRI_Finalize and DRI_Init: uninitialized_step.
+    void use_stale() {
+        const Codes want = code(DRI_ERR_HANDLE);
+        const int k = rng_.below(7);
+        if (k == 0) {
+            const int i = pick_dead(gdo_);
+            if (i < 0) return;
+            call(format("DRI_Globaldata_get(stale gdo %d)", i));
+            expect(DRI_Globaldata_get(gdo_[static_cast<std::size_t>(i)].stale, nullptr, nullptr,
+                                      nullptr),
+                   want);
+        } else if (k == 1) {
+            const int i = pick_dead(part_);
+            if (i < 0) return;
+            DRI_Partition copy = part_[static_cast<std::size_t>(i)].stale;
+            call(format("DRI_Partition_destroy(&stale part %d)", i));
+            expect(DRI_Partition_destroy(&copy), want);
+            if (copy != part_[static_cast<std::size_t>(i)].stale)
+                fail("a refused destroy changed the handle");
+        } else if (k == 2) {
+            const int i = pick_dead(group_);
+            if (i < 0) return;
+            call(format("DRI_Group_index(stale group %d)", i));
+            int index = 0;
+            expect(DRI_Group_index(group_[static_cast<std::size_t>(i)].stale, &index), want);
+        } else if (k == 3) {
+            const int i = pick_dead(dist_);
+            if (i < 0) return;
+            call(format("DRI_Distribution_grid(stale dist %d)", i));
+            int grid[DRI_MAX_DIMS];
+            expect(DRI_Distribution_grid(dist_[static_cast<std::size_t>(i)].stale, grid), want);
+        } else if (k == 4) {
+            const int i = pick_dead(layout_);
+            if (i < 0) return;
+            DRI_Layout copy = layout_[static_cast<std::size_t>(i)].stale;
+            call(format("DRI_Layout_destroy(&stale layout %d)", i));
+            expect(DRI_Layout_destroy(&copy), want);
+        } else if (k == 5) {
+            // Memory DRI_Finalize or DRI_Free_mem freed; while nothing is
+            // allocated its address cannot have been handed out again.
+            const int i = pick_dead(mem_);
+            if (i < 0 || pick(mem_, true) >= 0) return;
+            call(format("DRI_Free_mem(comm, freed mem %d)", i));
+            expect_collective(DRI_Free_mem(comm(), mem_[static_cast<std::size_t>(i)].stale),
+                              code(DRI_ERR_ARG), true);
+        } else {
+            const int i = pick_dead(xfer_);
+            if (i < 0) return;
+            DRI_Transfer copy = xfer_[static_cast<std::size_t>(i)].stale;
+            const int which = rng_.below(4);
+            static const char* const names[] = {"DRI_Do", "DRI_Do_wait", "DRI_Transfer_current",
+                                                "DRI_Transfer_destroy"};
+            call(format("%s(stale xfer %d)", names[which], i));
+            int sb = 0, rb = 0;
+            const int rc = which == 0   ? DRI_Do(copy)
+                           : which == 1 ? DRI_Do_wait(copy)
+                           : which == 2 ? DRI_Transfer_current(copy, &sb, &rb)
+                                        : DRI_Transfer_destroy(&copy);
+            expect(rc, want);
+        }
+    }
+
+    // Calls that are legal or refused whatever the state.
+    void odd_call() {
+        const int k = rng_.below(3);
+        const int xi = pick(xfer_, true);
+        if (k == 0) {
+            call("DRI_Init() while initialized");
+            expect(DRI_Init(), code(DRI_ERR_STATE));
+        } else if (k == 1 && xi >= 0) {
+            call(format("DRI_Do_test(xfer %d, NULL)", xi));
+            expect(DRI_Do_test(xfer_[static_cast<std::size_t>(xi)].h, nullptr), code(DRI_ERR_NULL));
+        } else if (xi >= 0) {
+            call(format("DRI_Transfer_current(xfer %d, NULL, NULL)", xi));
+            expect(DRI_Transfer_current(xfer_[static_cast<std::size_t>(xi)].h, nullptr, nullptr),
+                   kOk);
+        }
+    }
+
+    // ---- choosing the next call -------------------------------------------------------------
+
+    void step() {
+        if (!initialized_) return uninitialized_step();
+        if (rng_.percent(55)) return useful_step();
+        random_step();
+    }
+
+    // A step toward a transfer that runs: what is missing first, then
+    // declarations, the commit, and reorganizations.
+    void useful_step() {
+        const int xi = pick(xfer_, true);
+        if (xi < 0) return create_xfer();
+        Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        if (x.committed) return run_committed(xi);
+        for (int s = 0; s < 2; ++s)
+            if (!x.side[s].declared) return declare(xi, s, true);
+        if (agreed_strategy(x) < 0 || build(x) || rng_.percent(40)) return set_strategy(xi, true);
+        if (validation(x) && rng_.percent(50)) return destroy_xfer(xi); // broken for good
+        std::vector<int> xs = {xi};
+        const int other = pick_if(xfer_, [&](const Xfer& o) {
+            return &o != &x && !o.committed && o.side[0].declared && o.side[1].declared;
+        });
+        if (other >= 0 && rng_.percent(30)) xs.push_back(other);
+        return commit(xs, true);
+    }
+
+    void run_committed(int xi) {
+        const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        const int w = rng_.below(100);
+        if (x.in_flight) {
+            if (w < 40) return reorganize(xi, kWait);
+            if (w < 75) return reorganize(xi, kTest);
+            if (w < 90) return destroy_xfer(xi);
+            if (w < 93) return finalize();
+            return random_step();
+        }
+        if (w < 45) return reorganize(xi, kBlocking);
+        if (w < 80) return reorganize(xi, kStart);
+        if (w < 86) return current(xi);
+        if (w < 92) {
+            const int m = pick_if(
+                mem_, [&](const Mem& mm) { return mm.bound[0] == xi || mm.bound[1] == xi; });
+            if (m >= 0) return free_mem(m, true); // refused: the committed transfer uses it
+        }
+        return destroy_xfer(xi);
+    }
+
+    void random_step() {
+        const int w = rng_.below(100);
+        const int xi = pick(xfer_, true);
+        if (w < 4) return create_gdo();
+        if (w < 8) return create_part();
+        if (w < 12) return create_group();
+        if (w < 18) return create_dist(false);
+        if (w < 22) return create_layout();
+        if (w < 26) return create_xfer();
+        if (xi < 0 && w >= 26 && w < 58) return create_xfer(); // the next calls need one
+        if (w < 36) {
+            const int side = rng_.below(2);
+            return declare(xi, side, rng_.percent(40));
+        }
+        if (w < 41) return set_strategy(xi, rng_.percent(50));
+        if (w < 48) return commit_random();
+        if (w < 58) return reorganize(xi, static_cast<DoKind>(rng_.below(4)));
+        if (w < 69) return destroy_any(rng_.percent(80));
+        if (w < 73) return query();
+        if (w < 78) return use_stale();
+        if (w < 85) return alloc_mem(rng_.percent(70));
+        if (w < 91) {
+            const int m = pick(mem_, true);
+            return m >= 0 ? free_mem(m, rng_.percent(50)) : alloc_mem(true);
+        }
+        if (w < 93) return finalize();
+        return odd_call();
+    }
+
+    // Any 0 to 2 live transfers, in any state, with or without bad arguments.
+    void commit_random() {
+        std::vector<int> xs;
+        const int n = rng_.below(3);
+        for (int k = 0; k < n; ++k) {
+            const int xi = pick(xfer_, true);
+            if (xi >= 0 && std::find(xs.begin(), xs.end(), xi) == xs.end()) xs.push_back(xi);
+        }
+        commit(xs, rng_.percent(50));
+    }
+
+    // ---- the end of a sequence ----------------------------------------------------------------
+
+    // Everything destroyed (legally), then: the library holds no MPI handle,
+    // and every collective call returned the same code on every rank.
+    void teardown() {
+        step_ = opt_.steps + 1;
+        if (!initialized_) init();
+        for (std::size_t i = 0; i < xfer_.size(); ++i) {
+            if (!xfer_[i].live) continue;
+            if (xfer_[i].in_flight) reorganize(static_cast<int>(i), kWait);
+            destroy_xfer(static_cast<int>(i));
+        }
+        for (std::size_t i = 0; i < mem_.size(); ++i)
+            if (mem_[i].live) free_mem(static_cast<int>(i), true);
+        for (int i = 0; i < 3; ++i) {
+            if (dist_[static_cast<std::size_t>(i)].live) destroy_dist(i, true);
+            if (i < 2 && layout_[static_cast<std::size_t>(i)].live) destroy_layout(i, true);
+            if (i < 2 && group_[static_cast<std::size_t>(i)].live) destroy_group(i, true);
+            if (i < 2 && part_[static_cast<std::size_t>(i)].live) destroy_part(i, true);
+            if (i < 2 && gdo_[static_cast<std::size_t>(i)].live) destroy_gdo(i, true);
+        }
+        call("end of the sequence: every object destroyed");
+        for (const Grave& g : graves_)
+            check_ring(g.ring, g.serial, g.sender, g.name, "the ring of a destroyed transfer");
+        const long held = dri::detail::live_handles() - dri::detail::retired_comms();
+        if (held != 0) fail(format("dri still holds %ld MPI handles", held));
+        check_agreement();
+    }
+
+    const Options& opt_;
+    int number_;
+    Stats& stats_;
+    Rng rng_;
+    bool verbose_;
+    int step_ = 0;
+    std::string call_;
+    bool initialized_ = true;
+    int serial_ = 0; // transfers created in this sequence
+    std::array<Gdo, 2> gdo_{};
+    std::array<Part, 2> part_{};
+    std::array<Group, 2> group_{};
+    std::array<Dist, 3> dist_{};
+    std::array<Layout, 2> layout_{};
+    std::array<Xfer, 3> xfer_{};
+    std::array<Mem, 2> mem_{};
+    std::vector<Grave> graves_;             // the heap rings of destroyed transfers
+    std::vector<int> agreed_;               // per collective call: this rank's code, or kAbsent
+    std::vector<std::string> agreed_calls_; // and the call
+};
+
+// ---- the program ---------------------------------------------------------------------
+
+// Per rank of comm(): the lowest rank of its node (simulated nodes:
+// MPIR_CVAR_NUM_CLIQUES).
+std::vector<int> node_of_ranks() {
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(comm(), MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
+    int leader = g_rank;
+    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    std::vector<int> all(static_cast<std::size_t>(g_size));
+    MPI_Allgather(&leader, 1, MPI_INT, all.data(), 1, MPI_INT, comm());
+    return all;
+}
+
+int node_count() {
+    int n = 0;
+    for (int r = 0; r < g_size; ++r)
+        n += g_node[static_cast<std::size_t>(r)] == r;
+    return n;
+}
+
+bool parse(int argc, char** argv, Options& o, bool& seed_given) {
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string a = argv[i];
+        const char* v = argv[i + 1];
+        char* end = nullptr;
+        const unsigned long long n = std::strtoull(v, &end, 0);
+        if (!*v || *end || *v == '-') return false;
+        const int small = n > INT_MAX ? -1 : static_cast<int>(n);
+        if (a == "--seed")
+            o.seed = n, seed_given = true;
+        else if (a == "--sequences")
+            o.sequences = small;
+        else if (a == "--steps")
+            o.steps = small;
+        else if (a == "--replay")
+            o.replay = small;
+        else if (a == "--seconds")
+            o.seconds = small;
+        else
+            return false;
+        if (a != "--seed" && small < 0) return false;
+    }
+    return argc % 2 == 1;
+}
+
+void summary(const Stats& s, int sequences, double seconds) {
+    std::printf("lifetime: %d sequences passed in %.1f s: %ld calls, %ld commits, %ld frames "
+                "verified, %ld teardowns in flight, %ld finalizes, %ld DRI_Free_mem refused "
+                "(memory in use)\n",
+                sequences, seconds, s.calls, s.commits, s.frames, s.teardowns_in_flight,
+                s.finalizes, s.pinned_refusals);
+    std::printf("lifetime: commits by strategy:");
+    for (int k = 0; k < kStrategies; ++k)
+        std::printf(" %s %ld", kStrategyText[k], s.strategies[static_cast<std::size_t>(k)]);
+    std::printf("\nlifetime: codes returned:");
+    for (int c = 0; c < 32; ++c)
+        if (s.codes[static_cast<std::size_t>(c)])
+            std::printf(" %s %ld", code_name(c), s.codes[static_cast<std::size_t>(c)]);
+    std::printf("\n");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    if (!dri::test::open_world()) {
+        MPI_Finalize();
+        return 2;
+    }
+    MPI_Comm_size(comm(), &g_size);
+    MPI_Comm_rank(comm(), &g_rank);
+    Options opt;
+    bool seed_given = false;
+    if (!parse(argc, argv, opt, seed_given) || g_size > 32) {
+        if (g_rank == 0) {
+            std::fprintf(stderr, "usage: test_lifetime_mpi [--seed S] [--sequences N] [--steps M] "
+                                 "[--replay K] [--seconds T] (at most 32 ranks)\n");
+        }
+        dri::test::close_world();
+        MPI_Finalize();
+        return 2;
+    }
+    if (!seed_given) {
+        std::random_device rd;
+        opt.seed = (static_cast<unsigned long long>(rd()) << 32) ^ rd();
+    }
+    MPI_Bcast(&opt.seed, 1, MPI_UNSIGNED_LONG_LONG, 0, comm());
+    g_node = node_of_ranks();
+    const int first = opt.replay >= 0 ? opt.replay : 0;
+    const int last = opt.replay >= 0 ? opt.replay + 1 : opt.sequences;
+    if (g_rank == 0)
+        std::printf("lifetime: seed %llu, %d sequences (%d steps each, %d ranks on %d nodes)%s\n",
+                    opt.seed, last - first, opt.steps, g_size, node_count(),
+                    opt.replay >= 0 ? format(": replaying sequence %d", opt.replay).c_str() : "");
+    std::fflush(stdout);
+    int failed = DRI_Init() != DRI_SUCCESS;
+    Stats stats;
+    const double t0 = MPI_Wtime();
+    int done = 0;
+    for (int k = first; k < last && !failed; ++k) {
+        Sequence(opt, k, stats).run();
+        ++done;
+        // The time limit (rank 0's clock decides for all) keeps a run within
+        // ctest's timeout where more ranks than cores make collectives slow.
+        int stop = opt.seconds > 0 && MPI_Wtime() - t0 > opt.seconds;
+        if (opt.seconds > 0) MPI_Bcast(&stop, 1, MPI_INT, 0, comm());
+        if (stop) {
+            if (g_rank == 0)
+                std::printf("lifetime: time limit of %d s reached after %d of %d sequences\n",
+                            opt.seconds, done, last - first);
+            break;
+        }
+    }
+    // Every sequence destroyed its objects: no MPI handle is left, and none
+    // at all after DRI_Finalize.
+    const long held = dri::detail::live_handles() - dri::detail::retired_comms();
+    if (held != 0)
+        std::fprintf(stderr, "rank %d: dri leaked %ld MPI handles\n", g_rank, held), failed = 1;
+    if (DRI_Finalize() != DRI_SUCCESS)
+        std::fprintf(stderr, "rank %d: DRI_Finalize failed\n", g_rank), failed = 1;
+    if (dri::detail::live_handles() != 0) {
+        std::fprintf(stderr, "rank %d: dri holds %ld MPI handles after DRI_Finalize\n", g_rank,
+                     dri::detail::live_handles());
+        failed = 1;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm());
+    if (g_rank == 0 && !failed) summary(stats, done, MPI_Wtime() - t0);
+    dri::test::close_world();
+    MPI_Finalize();
+    return failed;
+}
