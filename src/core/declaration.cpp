@@ -3,6 +3,7 @@
 #include "core/plan.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <tuple>
 
 namespace dri::core {
@@ -40,82 +41,80 @@ SideData parse_description(const std::string& desc) {
 
 } // namespace
 
-void write_declaration(Writer& w, const Declaration& d) {
-    w.str(d.name);
-    w.i64(d.role);
-    w.i64(d.strategy);
-    w.str(d.desc);
-    w.i64(d.index);
-    w.vec(d.ranks);
-    w.vec(d.sizes);
+// Ranks as runs of evenly spaced values: (first, step, count) each.
+void write_ranks(Writer& w, const std::vector<int>& ranks) {
+    std::vector<Index> runs;
+    for (std::size_t i = 0; i < ranks.size();) {
+        const Index first = ranks[i];
+        const Index step = i + 1 < ranks.size() ? ranks[i + 1] - first : 1;
+        std::size_t n = 1;
+        while (i + n < ranks.size() && ranks[i + n] == first + step * static_cast<Index>(n))
+            ++n;
+        runs.insert(runs.end(), {first, step, static_cast<Index>(n)});
+        i += n;
+    }
+    w.vec(runs);
 }
 
-Declaration read_declaration(Reader& r, int rank) {
-    Declaration d;
-    d.rank = rank;
-    d.name = r.str();
-    d.role = static_cast<int>(r.i64());
-    if (d.role != 0 && d.role != 1) fail(Errc::internal, "corrupt transfer declaration");
-    d.strategy = static_cast<int>(r.i64());
-    d.desc = r.str();
-    d.index = static_cast<int>(r.i64());
-    d.ranks = r.vec<int>();
-    d.sizes = r.vec<Index>();
-    return d;
+std::vector<int> read_ranks(Reader& r) {
+    const std::vector<Index> runs = r.vec<Index>();
+    if (runs.size() % 3) fail(Errc::internal, "corrupt transfer declaration");
+    std::vector<int> ranks;
+    for (std::size_t i = 0; i < runs.size(); i += 3) {
+        if (runs[i + 2] < 1 || runs[i + 2] > (Index{1} << 31))
+            fail(Errc::internal, "corrupt transfer declaration");
+        for (Index k = 0; k < runs[i + 2]; ++k)
+            ranks.push_back(static_cast<int>(runs[i] + runs[i + 1] * k));
+    }
+    return ranks;
 }
 
-// Same data, same code on every process: same verdict everywhere.
+void write_side_record(Writer& w, const SideRecord& s) {
+    w.str(s.name);
+    w.i64(s.role);
+    w.i64(s.strategy);
+    w.str(s.desc);
+    write_ranks(w, s.ranks);
+}
+
+SideRecord read_side_record(Reader& r, int rank) {
+    SideRecord s;
+    s.rank = rank;
+    s.name = r.str();
+    s.role = static_cast<int>(r.i64());
+    if (s.role != 0 && s.role != 1) fail(Errc::internal, "corrupt transfer declaration");
+    s.strategy = static_cast<int>(r.i64());
+    s.desc = r.str();
+    s.ranks = read_ranks(r);
+    return s;
+}
+
+// Same records, same code on every process: same verdict everywhere.
 void validate(const std::string& name, Match& n) {
     const std::string what = "transfer '" + name + "': ";
     for (int s = 0; s < 2; ++s)
         if (n.side[s].empty())
-            fail(Errc::no_partner, what + "has a " + role_name(1 - s) +
-                                       " side but no process declared the " + role_name(s) +
-                                       " role");
+            fail(Errc::no_partner, what + "has a " + role_name(1 - s) + " side but no " +
+                                       role_name(s) +
+                                       " side (the first process of its group "
+                                       "declares it)");
     for (int s = 0; s < 2; ++s) {
-        auto& decls = n.side[s];
-        std::sort(decls.begin(), decls.end(),
-                  [](const Declaration& a, const Declaration& b) { return a.rank < b.rank; });
-        for (std::size_t i = 1; i < decls.size(); ++i)
-            if (decls[i].rank == decls[i - 1].rank)
-                fail(Errc::duplicate, what + "rank " + std::to_string(decls[i].rank) +
-                                          " declared the " + role_name(s) + " role twice");
-        for (const Declaration& d : decls)
-            if (d.desc != decls.front().desc)
-                fail(Errc::inconsistent,
-                     what + "ranks " + std::to_string(decls.front().rank) + " and " +
-                         std::to_string(d.rank) + " declared the " + role_name(s) +
-                         " side with different global data, partition, group or layout");
-        for (const Declaration& d : decls)
-            if (d.strategy != n.side[0].front().strategy)
-                fail(Errc::inconsistent, what + "ranks " + std::to_string(n.side[0].front().rank) +
-                                             " and " + std::to_string(d.rank) +
-                                             " chose different strategies");
-        const SideData data = parse_description(decls.front().desc);
-        const auto leader = std::find_if(decls.begin(), decls.end(),
-                                         [](const Declaration& d) { return d.index == 0; });
-        if (leader == decls.end())
-            fail(Errc::no_partner, what + "the first process of the " + std::string(role_name(s)) +
-                                       " group did not declare its role");
-        n.ranks[s] = leader->ranks;
-        if (static_cast<Index>(n.ranks[s].size()) != data.group_size ||
-            fnv1a(n.ranks[s]) != data.group_hash)
+        const std::vector<SideRecord>& recs = n.side[s];
+        if (recs.size() > 1)
+            fail(Errc::inconsistent,
+                 what + "ranks " + std::to_string(recs[0].rank) + " and " +
+                     std::to_string(recs[1].rank) + " declared the " + role_name(s) +
+                     " side with different global data, partition, group or layout");
+        const SideRecord& rec = recs.front();
+        if (rec.strategy != n.side[0].front().strategy)
+            fail(Errc::inconsistent, what + "ranks " + std::to_string(n.side[0].front().rank) +
+                                         " and " + std::to_string(rec.rank) +
+                                         " chose different strategies");
+        const SideData data = parse_description(rec.desc);
+        if (static_cast<Index>(rec.ranks.size()) != data.group_size ||
+            fnv1a(rec.ranks) != data.group_hash || rec.ranks.front() != rec.rank)
             fail(Errc::internal, what + "corrupt group description");
-        if (static_cast<Index>(decls.size()) != data.group_size) {
-            std::vector<bool> seen(n.ranks[s].size(), false);
-            for (const Declaration& d : decls)
-                if (d.index >= 0 && static_cast<std::size_t>(d.index) < seen.size())
-                    seen[static_cast<std::size_t>(d.index)] = true;
-            const auto missing = std::find(seen.begin(), seen.end(), false) - seen.begin();
-            fail(Errc::no_partner,
-                 what + "rank " + std::to_string(n.ranks[s][static_cast<std::size_t>(missing)]) +
-                     " is in the " + role_name(s) + " group but did not declare its role");
-        }
-        for (const Declaration& d : decls)
-            if (d.index < 0 || static_cast<std::size_t>(d.index) >= n.ranks[s].size() ||
-                n.ranks[s][static_cast<std::size_t>(d.index)] != d.rank)
-                fail(Errc::group, what + "rank " + std::to_string(d.rank) + " is not where the " +
-                                      role_name(s) + " group says it is");
+        n.ranks[s] = rec.ranks;
         n.dist[s] = std::make_unique<Distribution>(data.shape, data.part,
                                                    static_cast<int>(data.group_size));
         n.layout[s] = data.layout;
@@ -127,25 +126,58 @@ void validate(const std::string& name, Match& n) {
     } catch (const Error& e) {
         fail(e.code(), what + e.what());
     }
-    for (int s = 0; s < 2; ++s) {
-        const Side& side = s == 0 ? send : recv;
-        for (const Declaration& d : n.side[s]) {
-            const LocalLayout ll = bind_layout(side.layout, side.dist->local_extents(d.index),
-                                               side.dist->shape().elem_size());
-            for (std::size_t b = 0; b < d.sizes.size(); ++b)
-                if (d.sizes[b] < ll.bytes)
-                    fail(Errc::buffer_size,
-                         what + "rank " + std::to_string(d.rank) + "'s " + role_name(s) +
-                             " buffer " + std::to_string(b) + " has " + std::to_string(d.sizes[b]) +
-                             " bytes but its block needs " + std::to_string(ll.bytes));
-        }
-    }
     for (int s = 0; s < 2; ++s)
         for (int r : n.ranks[s])
             n.participants.push_back(r);
     std::sort(n.participants.begin(), n.participants.end());
     n.participants.erase(std::unique(n.participants.begin(), n.participants.end()),
                          n.participants.end());
+}
+
+void check_member(const std::map<std::string, Match>& names, const MemberDeclaration& d) {
+    const std::string what = "transfer '" + d.name + "': ";
+    const auto it = names.find(d.name);
+    if (it == names.end() || it->second.side[d.role].empty())
+        fail(Errc::no_partner, what + "the first process of the " + std::string(role_name(d.role)) +
+                                   " group (rank " + std::to_string(d.first) +
+                                   ") did not declare its role");
+    const Match& m = it->second;
+    const SideRecord& rec = m.side[d.role].front();
+    if (d.desc != rec.desc)
+        fail(Errc::inconsistent, what + "ranks " + std::to_string(rec.rank) + " and " +
+                                     std::to_string(d.rank) + " declared the " + role_name(d.role) +
+                                     " side with different global data, partition, group or "
+                                     "layout");
+    if (d.strategy != m.strategy)
+        fail(Errc::inconsistent, what + "ranks " + std::to_string(m.side[0].front().rank) +
+                                     " and " + std::to_string(d.rank) +
+                                     " chose different strategies");
+    const std::vector<int>& ranks = m.ranks[d.role];
+    if (d.index < 0 || static_cast<std::size_t>(d.index) >= ranks.size() ||
+        ranks[static_cast<std::size_t>(d.index)] != d.rank)
+        fail(Errc::group, what + "rank " + std::to_string(d.rank) + " is not where the " +
+                              role_name(d.role) + " group says it is");
+    const Distribution& dist = *m.dist[d.role];
+    const LocalLayout ll =
+        bind_layout(m.layout[d.role], dist.local_extents(d.index), dist.shape().elem_size());
+    for (std::size_t b = 0; b < d.sizes.size(); ++b)
+        if (d.sizes[b] < ll.bytes)
+            fail(Errc::buffer_size, what + "rank " + std::to_string(d.rank) + "'s " +
+                                        role_name(d.role) + " buffer " + std::to_string(b) +
+                                        " has " + std::to_string(d.sizes[b]) +
+                                        " bytes but its block needs " + std::to_string(ll.bytes));
+}
+
+void fail_missing_member(const std::string& name, const Match& m, int role,
+                         const std::vector<bool>& declared) {
+    const auto missing = std::find(declared.begin(), declared.end(), false) - declared.begin();
+    const std::vector<int>& ranks = m.ranks[role];
+    if (static_cast<std::size_t>(missing) >= ranks.size())
+        fail(Errc::internal, "transfer '" + name + "': more declarations than group members");
+    fail(Errc::no_partner, "transfer '" + name + "': rank " +
+                               std::to_string(ranks[static_cast<std::size_t>(missing)]) +
+                               " is in the " + role_name(role) +
+                               " group but did not declare its role");
 }
 
 std::string side_description(const std::vector<int>& group_ranks, const Shape& shape,
@@ -164,19 +196,20 @@ std::string side_description(const std::vector<int>& group_ranks, const Shape& s
     return w.str_bytes();
 }
 
-std::map<std::string, Match> match_declarations(const std::byte* all,
-                                                const std::vector<Index>& sizes) {
+std::map<std::string, Match> match_sides(const std::byte* all, std::size_t bytes) {
     std::map<std::string, Match> names;
-    std::size_t off = 0;
-    for (std::size_t r = 0; r < sizes.size(); ++r) {
-        Reader rd(all + off, static_cast<std::size_t>(sizes[r]));
+    Reader parts(all, bytes);
+    while (!parts.done()) {
+        const Index rank = parts.i64(), size = parts.i64();
+        if (rank < 0 || rank > INT_MAX || size < 0 || static_cast<std::size_t>(size) > bytes)
+            fail(Errc::internal, "corrupt transfer declaration");
+        Reader rd(parts.take(static_cast<std::size_t>(size)), static_cast<std::size_t>(size));
         const Index n = rd.i64();
         for (Index i = 0; i < n; ++i) {
-            Declaration d = read_declaration(rd, static_cast<int>(r));
-            names[d.name].side[d.role].push_back(std::move(d));
+            SideRecord s = read_side_record(rd, static_cast<int>(rank));
+            names[s.name].side[s.role].push_back(std::move(s));
         }
         if (!rd.done()) fail(Errc::internal, "corrupt transfer declaration");
-        off += static_cast<std::size_t>(sizes[r]);
     }
     return names;
 }

@@ -1,8 +1,11 @@
-// The declarations of a named transfer, as the processes publish them at
-// commit, and their validation. Pure functions of the exchanged bytes: every
-// process runs them on the same data and reaches the same verdict (the same
-// error code and message) without further communication, and the unit tests
-// run them without MPI.
+// The declarations of a named transfer at commit, and their validation, in a
+// form whose exchange does not grow with the number of processes: each side
+// of a transfer is published once, by the first process of its group (a
+// side record: its description and its group), and every other process
+// checks its own declaration against that record. Pure functions: every
+// process runs the global checks on the same records and reaches the same
+// verdict (the same error code and message) without further communication;
+// the unit tests run them without MPI.
 #pragma once
 
 #include "core/distribution.hpp"
@@ -22,25 +25,38 @@ namespace dri::core {
 std::string side_description(const std::vector<int>& group_ranks, const Shape& shape,
                              const Partition& part, const Layout& layout);
 
-// One role of one process, as published.
-struct Declaration {
+// One side of one named transfer, as the first process of its group
+// publishes it.
+struct SideRecord {
     std::string name;
     int role = 0; // 0 sender, 1 receiver
-    int rank = 0; // in the commit communicator (filled in by the reader)
     int strategy = 0;
     std::string desc;       // side_description
-    int index = -1;         // in the side's group
-    std::vector<int> ranks; // the group, published by its index 0 only
-    std::vector<Index> sizes;
+    std::vector<int> ranks; // the group, in group order (ranks of the commit communicator)
+    int rank = 0;           // the publishing process (filled in by the reader)
 };
 
-void write_declaration(Writer& w, const Declaration& d);
-Declaration read_declaration(Reader& r, int rank);
+// The group travels as runs of evenly spaced ranks: a few numbers for the
+// groups programs use (every process, a range, every other one).
+void write_side_record(Writer& w, const SideRecord& s);
+SideRecord read_side_record(Reader& r, int rank);
+
+// What one process declared for one role of a transfer.
+struct MemberDeclaration {
+    std::string name;
+    int role = 0;
+    int rank = 0; // in the commit communicator
+    int strategy = 0;
+    std::string desc;
+    int index = -1;           // in the side's group
+    int first = -1;           // the rank of the group's first process
+    std::vector<Index> sizes; // of its ring's buffers
+};
 
 // Everything known about one name after the exchange; `validate` fills in
-// what follows the declarations.
+// what follows the records.
 struct Match {
-    std::vector<Declaration> side[2];
+    std::vector<SideRecord> side[2];
     std::vector<int> ranks[2]; // group of each side, in group order
     std::unique_ptr<Distribution> dist[2];
     Layout layout[2] = {Layout::packed(1), Layout::packed(1)};
@@ -48,16 +64,24 @@ struct Match {
     std::vector<int> participants; // sorted ranks of the commit communicator
 };
 
-// Groups every process's declarations by name: `all` holds each rank's
-// bytes back to back (sizes[r] bytes for rank r), each a count followed by
-// that many declarations. Throws Errc::internal on corrupt bytes.
-std::map<std::string, Match> match_declarations(const std::byte* all,
-                                                const std::vector<Index>& sizes);
+// Groups the published side records by name: `all` holds the parts of the
+// processes that published, each its rank, its byte count and then a count
+// followed by that many records. Throws Errc::internal on corrupt bytes.
+std::map<std::string, Match> match_sides(const std::byte* all, std::size_t bytes);
 
-// Checks one name: both sides present, no rank twice, one description and
-// one strategy per side, every group member declared where its group says,
-// the sides compatible, every buffer large enough. Throws core::Error with
-// the transfer's name in the message.
+// The checks every process makes alike on one name: both sides published
+// once each, with one strategy, compatible with each other. Throws
+// core::Error with the transfer's name in the message.
 void validate(const std::string& name, Match& m);
+
+// One process's own checks of its declaration against its side's record
+// (`names` after validate): published, the same description and strategy,
+// at its place in the group, buffers large enough.
+void check_member(const std::map<std::string, Match>& names, const MemberDeclaration& d);
+
+// The error when a side's group has members that did not declare: `declared`
+// holds, per group index, whether that member declared.
+[[noreturn]] void fail_missing_member(const std::string& name, const Match& m, int role,
+                                      const std::vector<bool>& declared);
 
 } // namespace dri::core

@@ -67,6 +67,13 @@ class Reader {
             x = static_cast<T>(i64());
         return v;
     }
+    // The next n bytes, read in place (for a nested Reader).
+    const std::byte* take(std::size_t n) {
+        need(n);
+        const std::byte* at = p_;
+        p_ += n;
+        return at;
+    }
     bool done() const { return p_ == end_; }
 
   private:

@@ -3,11 +3,11 @@
 // it says otherwise):
 //
 // 1. local checks: each process checks its own transfers; all agree.
-// 2. rendezvous: every process publishes one declaration per role and gets
-//    everyone's (rendezvous.cpp).
-// 3. validation: every process validates every name with the same data and
-//    the same code (core/declaration.cpp): the same verdict everywhere
-//    without further communication.
+// 2. rendezvous: the first process of each side's group publishes the side,
+//    every process gets every side (rendezvous.cpp) ...
+// 3. validation: ... and validates every name with the same data and the
+//    same code (core/declaration.cpp), checks its own declarations against
+//    their sides (agreed), and a count per side shows every member declared.
 // 4. communicators: one per name over its participants.
 // 5. plans and executors: the strategies the request allows
 //    (candidates.cpp, strategies/table.cpp); all agree on the outcome.
@@ -129,8 +129,6 @@ void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const
     Local local;
     agree(work.get(), pre.failed() ? pre : capture([&] { local = check_local(comm, xfers); }));
     Names names = exchange_declarations(work.get(), xfers);
-    for (auto& [name, m] : names)
-        core::validate(name, m);
     const NameComms comms{split_by_name(work.get(), names, local)};
     std::map<std::string, Candidates> built;
     agree(work.get(), capture([&] {

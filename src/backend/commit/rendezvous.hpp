@@ -1,5 +1,8 @@
-// Commit's rendezvous: every process publishes one declaration per role it
-// plays and receives everyone's, grouped by transfer name.
+// Commit's rendezvous: the declarations of every transfer being committed,
+// matched by name and validated, with what each process receives
+// independent of the number of processes: the first process of each side's
+// group publishes the side once, every process checks its own declaration
+// against it, and a count per side shows that every member declared.
 #pragma once
 
 #include "backend/objects.hpp"
@@ -14,7 +17,8 @@
 namespace dri::detail {
 
 // Collective over comm (the library's duplicate of the committing
-// communicator): the declarations of every process, by name.
+// communicator): every name's sides, validated. Any error is thrown alike
+// on every process.
 std::map<std::string, core::Match> exchange_declarations(MPI_Comm comm,
                                                          std::span<TransferImpl* const> xfers);
 

@@ -1,5 +1,8 @@
 #include "backend/runtime/collectives.hpp"
 
+#include "core/wire.hpp"
+
+#include <algorithm>
 #include <climits>
 
 namespace dri::detail {
@@ -59,6 +62,31 @@ std::vector<std::byte> allgather_bytes(MPI_Comm comm, const std::vector<std::byt
                              counts.data(), displs.data(), MPI_BYTE, comm),
               "MPI_Allgatherv");
     sizes_out.assign(sizes.begin(), sizes.end());
+    return all;
+}
+
+std::vector<std::byte> gather_sparse(MPI_Comm comm, const std::vector<std::byte>& mine) {
+    int me = 0;
+    check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+    core::Writer part;
+    if (!mine.empty()) {
+        part.i64(me);
+        part.i64(static_cast<core::Index>(mine.size()));
+    }
+    std::vector<std::byte> framed = part.bytes();
+    framed.insert(framed.end(), mine.begin(), mine.end());
+    long long size = static_cast<long long>(framed.size()), offset = 0, total = size;
+    check_mpi(MPI_Exscan(&size, &offset, 1, MPI_LONG_LONG, MPI_SUM, comm), "MPI_Exscan");
+    if (me == 0) offset = 0; // MPI_Exscan leaves rank 0's result undefined
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG_LONG, MPI_SUM, comm),
+              "MPI_Allreduce");
+    if (total > INT_MAX)
+        core::fail(core::Errc::overflow, "transfer declarations exceed 2 GiB in total");
+    std::vector<std::byte> all(static_cast<std::size_t>(total));
+    std::copy(framed.begin(), framed.end(), all.begin() + offset);
+    check_mpi(
+        MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(total), MPI_BYTE, MPI_BOR, comm),
+        "MPI_Allreduce");
     return all;
 }
 

@@ -63,4 +63,11 @@ MPI_Comm library_dup(MPI_Comm comm);
 std::vector<std::byte> allgather_bytes(MPI_Comm comm, const std::vector<std::byte>& mine,
                                        std::vector<core::Index>& sizes_out);
 
+// Collective over comm: the bytes of the processes that have any, each as
+// (rank, byte count, bytes) in rank order. Every process receives their
+// total, however many processes have none (an allgather would carry a
+// count per process): an exclusive scan places each part, and a bitwise-or
+// allreduce of a zeroed buffer joins them.
+std::vector<std::byte> gather_sparse(MPI_Comm comm, const std::vector<std::byte>& mine);
+
 } // namespace dri::detail

@@ -1,0 +1,150 @@
+// The commit's side records and their checks (core/declaration), without
+// MPI: what the first process of a group publishes, what every process
+// concludes from the records alone, and what each checks of its own
+// declaration.
+#include "core/declaration.hpp"
+#include "core/spec.hpp"
+#include "errors.hpp"
+
+#include <doctest/doctest.h>
+
+#include <numeric>
+
+using namespace dri::core;
+using dri::test::code_of;
+
+namespace {
+
+// A side of a 12 x 8 float array over `ranks`, partition `part`, row-major.
+SideRecord side(const std::string& name, int role, std::vector<int> ranks, const char* part,
+                int strategy = 0) {
+    const Shape shape(parse_shape("12x8"), parse_type("float"));
+    SideRecord s;
+    s.name = name;
+    s.role = role;
+    s.strategy = strategy;
+    s.desc = side_description(ranks, shape, parse_partition(part), Layout::packed(2));
+    s.ranks = std::move(ranks);
+    s.rank = s.ranks.front();
+    return s;
+}
+
+// The records as the processes publish them: each its rank, its byte count,
+// then its records; then matched by name.
+std::map<std::string, Match> published(const std::vector<SideRecord>& recs) {
+    std::vector<std::byte> all;
+    for (const SideRecord& r : recs) {
+        Writer part, head;
+        part.i64(1);
+        write_side_record(part, r);
+        head.i64(r.rank);
+        head.i64(static_cast<Index>(part.bytes().size()));
+        all.insert(all.end(), head.bytes().begin(), head.bytes().end());
+        all.insert(all.end(), part.bytes().begin(), part.bytes().end());
+    }
+    return match_sides(all.data(), all.size());
+}
+
+MemberDeclaration member(const SideRecord& s, int index, Index bytes) {
+    return {s.name,          s.role,        s.ranks[static_cast<std::size_t>(index)],
+            s.strategy,      s.desc,        index,
+            s.ranks.front(), {bytes, bytes}};
+}
+
+} // namespace
+
+TEST_CASE("side records: groups travel as runs of evenly spaced ranks and come back exact") {
+    std::vector<int> all(64), odd, mixed = {5, 6, 7, 20, 18, 16, 3, 9};
+    std::iota(all.begin(), all.end(), 0);
+    for (int r = 1; r < 64; r += 2)
+        odd.push_back(r);
+    for (const std::vector<int>& ranks : {all, odd, mixed, std::vector<int>{4}}) {
+        SideRecord s = side("t", 1, ranks, "block,whole");
+        s.rank = 17;
+        Writer w;
+        write_side_record(w, s);
+        Reader r(w.bytes().data(), w.bytes().size());
+        const SideRecord back = read_side_record(r, 17);
+        CHECK(r.done());
+        CHECK(back.ranks == ranks);
+        CHECK(back.desc == s.desc);
+        CHECK(back.role == 1);
+        if (ranks.size() == 64) { // one run of three numbers, not 64 ranks
+            SideRecord none = s;
+            none.ranks.clear();
+            Writer v;
+            write_side_record(v, none);
+            CHECK(w.bytes().size() - v.bytes().size() == 3 * sizeof(Index));
+        }
+    }
+}
+
+TEST_CASE("side records: a complete transfer validates; the group, plan sides and participants") {
+    auto names =
+        published({side("t", 0, {0, 1, 2}, "block,whole"), side("t", 1, {3, 1}, "whole,block")});
+    REQUIRE(names.count("t"));
+    Match& m = names.at("t");
+    validate("t", m);
+    CHECK(m.ranks[0] == std::vector<int>{0, 1, 2});
+    CHECK(m.ranks[1] == std::vector<int>{3, 1});
+    CHECK(m.participants == std::vector<int>{0, 1, 2, 3});
+    CHECK(m.dist[1]->nprocs() == 2);
+}
+
+TEST_CASE("side records: what every process finds from the records alone") {
+    SUBCASE("a side nobody's group leader declared") {
+        auto names = published({side("t", 0, {0, 1}, "block,whole")});
+        CHECK(code_of([&] { validate("t", names.at("t")); }) == Errc::no_partner);
+    }
+    SUBCASE("two groups declared the same side") {
+        auto names =
+            published({side("t", 0, {0, 1}, "block,whole"), side("t", 0, {2, 3}, "block,whole"),
+                       side("t", 1, {0, 1, 2, 3}, "whole,block")});
+        CHECK(code_of([&] { validate("t", names.at("t")); }) == Errc::inconsistent);
+    }
+    SUBCASE("the sides chose different strategies") {
+        auto names = published(
+            {side("t", 0, {0, 1}, "block,whole", 3), side("t", 1, {0, 1}, "whole,block", 2)});
+        CHECK(code_of([&] { validate("t", names.at("t")); }) == Errc::inconsistent);
+    }
+}
+
+TEST_CASE("side records: what each process checks of its own declaration") {
+    const SideRecord send = side("t", 0, {0, 1}, "block,whole"),
+                     recv = side("t", 1, {0, 1}, "whole,block");
+    auto names = published({send, recv});
+    validate("t", names.at("t"));
+    const Index need = 6 * 8 * 4; // a 6 x 8 float row block
+    CHECK(code_of([&] { check_member(names, member(send, 1, need)); }) == Errc::success);
+    SUBCASE("another description") {
+        MemberDeclaration d = member(send, 1, need);
+        d.desc = side("t", 0, {0, 1}, "cyclic(2),whole").desc;
+        CHECK(code_of([&] { check_member(names, d); }) == Errc::inconsistent);
+    }
+    SUBCASE("another strategy") {
+        MemberDeclaration d = member(send, 1, need);
+        d.strategy = 3;
+        CHECK(code_of([&] { check_member(names, d); }) == Errc::inconsistent);
+    }
+    SUBCASE("not where the group says") {
+        MemberDeclaration d = member(send, 1, need);
+        d.rank = 5;
+        CHECK(code_of([&] { check_member(names, d); }) == Errc::group);
+    }
+    SUBCASE("a buffer too small for the block") {
+        CHECK(code_of([&] { check_member(names, member(send, 1, need - 1)); }) ==
+              Errc::buffer_size);
+    }
+    SUBCASE("a name or side nobody's group leader published") {
+        MemberDeclaration d = member(send, 1, need);
+        d.name = "u";
+        CHECK(code_of([&] { check_member(names, d); }) == Errc::no_partner);
+    }
+    SUBCASE("a member that did not declare is named") {
+        const std::string msg = dri::test::thrown_by([&] {
+                                    fail_missing_member("t", names.at("t"), 1, {true, false});
+                                }).message;
+        CHECK(msg.find("rank 1 is in the receiving group but did not declare") !=
+              std::string::npos);
+    }
+}
