@@ -2,7 +2,8 @@
 # Installs the Debian packages dri needs that are missing (idempotent).
 # Uses sudo when not root. Extra package names may be given as arguments.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config mpich libmpich-dev libfftw3-dev doctest-dev "$@")
+pkgs=(build-essential cmake pkg-config mpich libmpich-dev libfftw3-dev doctest-dev
+  libcli11-dev nlohmann-json3-dev "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,38 +7,18 @@
 // that moves, coloured by sender and outlined by receiver.
 #include "core/plan.hpp"
 #include "core/spec.hpp"
+#include "spec_options.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <sstream>
 #include <string>
 
 using namespace dri::core;
 
 namespace {
-
-const char* usage =
-    "usage: dri-plan --shape AxB[xC...] --send PART --recv PART [options]\n"
-    "  --type T            float double cfloat cdouble int8..uint64 byte recordN (default float)\n"
-    "  --send PART         sending partition, one item per dimension, e.g. block,whole\n"
-    "  --recv PART         receiving partition, e.g. whole,block~2:2:wrap\n"
-    "                      item := whole | block | block[min:max] | cyclic(b) | "
-    "ranges(f:l|f:l...)\n"
-    "                              followed by /nprocs and "
-    "~left:right[:truncate|zero|replicate|wrap]\n"
-    "  --send-procs N      processes on the sending side (default 2)\n"
-    "  --recv-procs N      processes on the receiving side (default: same)\n"
-    "  --send-order LIST   layout order, slowest dimension first (default 0,1,...)\n"
-    "  --recv-order LIST   e.g. 1,0 stores dimension 0 contiguously\n"
-    "  --send-pad LIST     extra elements per dimension (padding)\n"
-    "  --recv-pad LIST\n"
-    "  --send-strides LIST explicit element strides instead of order and padding\n"
-    "  --recv-strides LIST\n"
-    "  --regions           also print each region (byte offsets, extents, strides)\n"
-    "  --svg FILE          draw the plan as SVG (1-D and 2-D data)\n";
 
 std::string ranges_text(const std::vector<Range>& rs, std::size_t limit = 6) {
     std::string s;
@@ -55,25 +35,6 @@ std::string box_text(const std::vector<std::vector<Range>>& box) {
     for (const auto& d : box)
         s += "[" + ranges_text(d) + "]";
     return s;
-}
-
-Layout make_layout(int nd, const std::string& order, const std::string& pad,
-                   const std::string& strides) {
-    if (!strides.empty()) return Layout::strided(parse_list(strides));
-    std::vector<int> o;
-    for (Index v : parse_list(order))
-        o.push_back(static_cast<int>(v));
-    if (o.empty())
-        return pad.empty() ? Layout::packed(nd)
-                           : Layout::ordered(
-                                 [&] {
-                                     std::vector<int> id(static_cast<std::size_t>(nd));
-                                     for (int i = 0; i < nd; ++i)
-                                         id[static_cast<std::size_t>(i)] = i;
-                                     return id;
-                                 }(),
-                                 parse_list(pad));
-    return Layout::ordered(o, parse_list(pad));
 }
 
 // Owned (stored = false) or stored ranges of process p, per dimension.
@@ -242,41 +203,34 @@ void write_svg(const std::string& file, const Side& send, const Side& recv) {
 } // namespace
 
 int main(int argc, char** argv) {
-    std::map<std::string, std::string> opt{{"--type", "float"}, {"--send-procs", "2"}};
+    CLI::App app("dri-plan: shows what a reorganization does, without MPI", "dri-plan");
+    dri::tools::SpecOptions o;
+    dri::tools::add_spec_options(app, o, "2", "as many as senders");
+    app.get_option("--shape")->required();
+    app.get_option("--send")->required();
+    app.get_option("--recv")->required();
     bool show_regions = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--help" || a == "-h") {
-            std::cout << usage;
-            return 0;
-        }
-        if (a == "--regions") {
-            show_regions = true;
-            continue;
-        }
-        if (a.rfind("--", 0) != 0 || i + 1 >= argc) {
-            std::cerr << "dri-plan: unexpected argument '" << a << "'\n" << usage;
-            return 2;
-        }
-        opt[a] = argv[++i];
-    }
-    for (const char* need : {"--shape", "--send", "--recv"})
-        if (!opt.count(need)) {
-            std::cerr << "dri-plan: " << need << " is required\n" << usage;
-            return 2;
-        }
+    std::string svg_file;
+    app.add_flag("--regions", show_regions,
+                 "also print each region (byte offsets, extents, strides)");
+    app.add_option("--svg", svg_file, "draw the plan as SVG (1-D and 2-D data)");
     try {
-        const Shape shape(parse_shape(opt["--shape"]), parse_type(opt["--type"]));
-        const int ps = static_cast<int>(parse_list(opt["--send-procs"]).at(0));
-        const int pr = opt.count("--recv-procs")
-                           ? static_cast<int>(parse_list(opt["--recv-procs"]).at(0))
-                           : ps;
-        const Distribution sd(shape, parse_partition(opt["--send"]), ps);
-        const Distribution rd(shape, parse_partition(opt["--recv"]), pr);
-        const Side send{&sd, make_layout(shape.ndims(), opt["--send-order"], opt["--send-pad"],
-                                         opt["--send-strides"])};
-        const Side recv{&rd, make_layout(shape.ndims(), opt["--recv-order"], opt["--recv-pad"],
-                                         opt["--recv-strides"])};
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "dri-plan: " << e.what() << "\nRun with --help for the options.\n";
+        return 2;
+    }
+    try {
+        const Shape shape(parse_shape(o.shape), parse_type(o.type));
+        const int ps = o.send_procs > 0 ? o.send_procs : 2;
+        const int pr = o.recv_procs > 0 ? o.recv_procs : ps;
+        const Distribution sd(shape, parse_partition(o.send), ps);
+        const Distribution rd(shape, parse_partition(o.recv), pr);
+        using dri::tools::make_layout;
+        const Side send{&sd, make_layout(shape.ndims(), o.send_order, o.send_pad, o.send_strides)};
+        const Side recv{&rd, make_layout(shape.ndims(), o.recv_order, o.recv_pad, o.recv_strides)};
         check_sides(send, recv);
 
         std::cout << "dri-plan: " << to_string(shape) << " (" << shape.bytes() << " bytes), " << ps
@@ -313,9 +267,9 @@ int main(int argc, char** argv) {
         }
         std::cout << "total: " << total_msgs << " sender -> receiver pieces, " << total_bytes
                   << " bytes\n";
-        if (opt.count("--svg")) {
-            write_svg(opt["--svg"], send, recv);
-            std::cout << "wrote " << opt["--svg"] << '\n';
+        if (!svg_file.empty()) {
+            write_svg(svg_file, send, recv);
+            std::cout << "wrote " << svg_file << '\n';
         }
     } catch (const Error& e) {
         std::cerr << "dri-plan: " << errc_name(e.code()) << ": " << e.what() << '\n';

@@ -1,0 +1,87 @@
+// The DRI strategies, each forced on its own transfer over the same rings.
+#include "method.hpp"
+#include "probe.hpp"
+#include "to_api.hpp"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+namespace dri::bench {
+
+namespace {
+
+const std::map<std::string, dri::Strategy>& strategy_names() {
+    static const std::map<std::string, dri::Strategy> m{
+        {"auto", dri::Strategy::automatic}, {"alltoallw", dri::Strategy::alltoallw},
+        {"packed", dri::Strategy::packed},  {"p2p", dri::Strategy::p2p},
+        {"shared", dri::Strategy::shared},  {"hybrid", dri::Strategy::hybrid},
+        {"measure", dri::Strategy::measure}};
+    return m;
+}
+
+std::string chosen_name(dri::Strategy s) {
+    for (const auto& [name, v] : strategy_names())
+        if (v == s) return name;
+    return "?";
+}
+
+} // namespace
+
+void add_dri_methods(Catalog& cat, const Problem& pb, Rings& rings,
+                     const std::vector<std::string>& strategies) {
+    const dri::GlobalData gd = test::to_api(pb.shape);
+    const dri::Group sg(pb.comm, pb.send_ranks), rg(pb.comm, pb.recv_ranks);
+    std::optional<dri::Distribution> sd, rd;
+    if (sg.contains_me()) sd.emplace(gd, test::to_api(pb.sd->partition()), sg);
+    if (rg.contains_me()) rd.emplace(gd, test::to_api(pb.rd->partition()), rg);
+    const dri::Layout sl = test::to_api(pb.sl), rl = test::to_api(pb.rl);
+    for (const std::string& s : strategies) {
+        const auto it = strategy_names().find(s);
+        if (it == strategy_names().end()) throw std::invalid_argument("unknown strategy " + s);
+        const std::string name = "dri_" + s;
+        if (!cat.wants(name)) continue;
+        Probe probe;
+        auto t = std::make_shared<dri::Transfer>(name);
+        t->strategy(it->second);
+        if (sd) t->send(*sd, sl, rings.send);
+        if (rd) t->recv(*rd, rl, rings.recv);
+        std::string why;
+        try {
+            if (sd || rd)
+                dri::commit(pb.comm, {t.get()});
+            else
+                dri::commit(pb.comm, {});
+        } catch (const dri::Error& e) {
+            // SHARED and HYBRID depend on the node layout and on the buffers
+            // (Errc::buffer); whatever the reason, the run goes on without
+            // the strategy and prints why.
+            why = e.what();
+        }
+        int failed = why.empty() ? 0 : 1; // ranks without a role agree too
+        MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, pb.comm);
+        if (failed) {
+            cat.skip(name, why.empty() ? "the commit failed on another rank" : why);
+            continue;
+        }
+        Method m{name, Kind::dri, nullptr, true, "", 0, -1, -1};
+        const bool part = sd || rd, sends = sd.has_value(), recvs = rd.has_value();
+        m.run = [t, part, sends, recvs](int k) {
+            if (!part) return;
+            // The transfer cycles its rings itself; the driver's index must agree.
+            if ((sends && t->current_send_buffer() != k) ||
+                (recvs && t->current_recv_buffer() != k))
+                throw std::logic_error("dri-bench: ring out of step");
+            t->execute();
+        };
+        if (part && (s == "auto" || s == "measure"))
+            m.note = "chose " + chosen_name(t->chosen_strategy());
+        m.setup_seconds = probe.seconds();
+        m.heap_bytes = probe.heap_growth();
+        m.rss_bytes = probe.rss_growth();
+        cat.methods.push_back(std::move(m));
+    }
+}
+
+} // namespace dri::bench

@@ -1,0 +1,88 @@
+#include "measure.hpp"
+
+#include "probe.hpp"
+#include "simulate.hpp"
+
+#include <cstdio>
+
+namespace dri::bench {
+
+namespace {
+
+double slowest(double t, MPI_Comm comm) {
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return t;
+}
+
+long long largest(long long v, MPI_Comm comm) {
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_MAX, comm);
+    return v;
+}
+
+// Calls a method with its rings cycled: the k-th call uses buffer k mod n.
+struct Driver {
+    Method& m;
+    int calls = 0, n = 1;
+    int next() const { return calls % n; }
+    void call() { m.run(calls++ % n); }
+};
+
+double timed_call(Driver& d, MPI_Comm comm) {
+    MPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    d.call();
+    return slowest(MPI_Wtime() - t0, comm);
+}
+
+// The first mismatch on any rank, on every rank ("" when all are right).
+std::string check(Driver& d, const Problem& pb, Rings& rings) {
+    const int k = d.next();
+    rings.poison_recv(k);
+    d.call();
+    std::string err;
+    if (pb.me_recv >= 0) {
+        const auto& b = rings.recv[static_cast<std::size_t>(k)];
+        err = test::check_receiver(*pb.rd, pb.rl, pb.me_recv, b.data(), pb.recv_bytes);
+        if (!err.empty()) err = "rank " + std::to_string(pb.rank) + ": " + err;
+    }
+    int bad = err.empty() ? 0 : 1, first = bad ? pb.rank : pb.size;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, pb.comm);
+    if (first == pb.size) return "";
+    int len = static_cast<int>(err.size());
+    MPI_Bcast(&len, 1, MPI_INT, first, pb.comm);
+    err.resize(static_cast<std::size_t>(len));
+    MPI_Bcast(err.data(), len, MPI_CHAR, first, pb.comm);
+    return err;
+}
+
+} // namespace
+
+std::vector<Timings> measure(std::vector<Method>& methods, const Problem& pb, Rings& rings,
+                             const MeasureOptions& o) {
+    std::vector<Timings> out(methods.size());
+    std::vector<Driver> drivers;
+    for (Method& m : methods)
+        drivers.push_back({m, 0, rings.count()});
+    for (std::size_t i = 0; i < methods.size(); ++i) {
+        Timings& t = out[i];
+        const Probe probe; // the first call's page faults are part of the plan's memory
+        t.first = timed_call(drivers[i], pb.comm);
+        const long long grew = probe.rss_growth();
+        t.setup = slowest(methods[i].setup_seconds, pb.comm);
+        t.heap = largest(methods[i].heap_bytes, pb.comm);
+        t.rss = largest(grew < 0 || methods[i].rss_bytes < 0 ? -1 : grew + methods[i].rss_bytes,
+                        pb.comm);
+        for (int w = 0; w < o.warmup; ++w)
+            drivers[i].call();
+        if (methods[i].check) t.error = check(drivers[i], pb, rings);
+    }
+    for (int rep = 0; rep < o.reps; ++rep) {
+        if (o.progress && pb.rank == 0 && o.reps >= 10 && rep % (o.reps / 5) == 0)
+            std::fprintf(stderr, "dri-bench: rep %d/%d\n", rep, o.reps);
+        for (std::size_t i = 0; i < methods.size(); ++i)
+            out[i].reps.push_back(timed_call(drivers[i], pb.comm));
+    }
+    return out;
+}
+
+} // namespace dri::bench

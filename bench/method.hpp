@@ -1,0 +1,51 @@
+// A method of performing the reorganization (a DRI strategy, a hand-written
+// or library baseline, or the memcpy bound) as the measurement loop drives
+// it, and the catalogue of methods built for one problem.
+#pragma once
+
+#include "problem.hpp"
+#include "rings.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dri::bench {
+
+enum class Kind { dri, baseline, bound };
+const char* kind_name(Kind k);
+
+struct Method {
+    std::string name;
+    Kind kind = Kind::baseline;
+    std::function<void(int)> run; // one reorganization from send buffer k into receive buffer k
+    bool check = true;            // compared with the oracle before timing
+    std::string note;             // printed beside the results (e.g. the strategy AUTO chose)
+    // This rank's cost of building it (DRI: the commit), measured by Probe.
+    double setup_seconds = 0;
+    long long heap_bytes = -1, rss_bytes = -1;
+};
+
+struct Skipped {
+    std::string name, reason;
+};
+
+struct Catalog {
+    std::vector<Method> methods;
+    std::vector<Skipped> skipped;
+    std::vector<std::string> wanted; // empty: every method
+    bool wants(const std::string& name) const;
+    void skip(const std::string& name, const std::string& reason);
+};
+
+// Builders: each adds its method(s) to the catalogue, or a skip with the
+// reason it cannot apply. Every rank adds the same names in the same order.
+void add_dri_methods(Catalog& cat, const Problem& pb, Rings& rings,
+                     const std::vector<std::string>& strategies);
+void add_subarray_method(Catalog& cat, const Problem& pb, Rings& rings);
+void add_naive_method(Catalog& cat, const Problem& pb, Rings& rings);
+void add_expert_method(Catalog& cat, const Problem& pb, Rings& rings);
+void add_scalapack_method(Catalog& cat, const Problem& pb, Rings& rings);
+void add_memcpy_bound(Catalog& cat, const Problem& pb, Rings& rings);
+
+} // namespace dri::bench

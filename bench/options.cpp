@@ -1,0 +1,172 @@
+#include "options.hpp"
+
+#include "core/error.hpp"
+#include "core/spec.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace dri::bench {
+
+namespace {
+
+const std::vector<std::string> strategy_list{"alltoallw", "packed", "p2p",    "shared",
+                                             "hybrid",    "auto",   "measure"};
+
+std::vector<std::string> method_names() {
+    std::vector<std::string> out;
+    for (const std::string& s : strategy_list)
+        out.push_back("dri_" + s);
+    for (const char* m : {"mpi_alltoallw_subarray", "naive_pack_alltoallv", "expert_pack_alltoallv",
+                          "scalapack_pxgemr2d", "memcpy_bound"})
+        out.emplace_back(m);
+    return out;
+}
+
+void add_bench_options(CLI::App& app, Options& o) {
+    const std::string run = "Measurement";
+    app.add_option("--scenario", o.scenario,
+                   "a named reorganization instead of --send/--recv: corner_turn, pencil, "
+                   "cyclic, halo (flags: see the header of a run)")
+        ->check(CLI::IsMember({"corner_turn", "pencil", "cyclic", "halo"}))
+        ->group(run);
+    app.add_option("--size", o.spec.shape, "same as --shape (older name)")->group("");
+    app.add_option("--send-ranks", o.send_ranks,
+                   "ranks of the sending side, e.g. 0,1 (default 0..procs-1)")
+        ->group("Reorganization");
+    app.add_option("--recv-ranks", o.recv_ranks, "ranks of the receiving side, e.g. 2,3")
+        ->group("Reorganization");
+    app.add_option("--strategies", o.strategies,
+                   "DRI strategies to time: alltoallw packed p2p shared hybrid auto measure")
+        ->delimiter(',')
+        ->check(CLI::IsMember(strategy_list))
+        ->capture_default_str()
+        ->group(run);
+    app.add_option("--methods", o.methods,
+                   "only these methods, e.g. dri_p2p,expert_pack_alltoallv,memcpy_bound "
+                   "(default: every one)")
+        ->delimiter(',')
+        ->check(CLI::IsMember(method_names()))
+        ->group(run);
+    app.add_option("--reps", o.reps, "timed reorganizations per method")
+        ->check(CLI::Range(1, 1000000000))
+        ->capture_default_str()
+        ->group(run);
+    app.add_option("--warmup", o.warmup, "untimed calls per method after the first (cold) one")
+        ->check(CLI::Range(0, 1000000000))
+        ->capture_default_str()
+        ->group(run);
+    app.add_option("--buffers", o.buffers, "buffers per ring, cycled as in real use")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str()
+        ->group(run);
+    app.add_option("--memory", o.memory,
+                   "send buffers: shared (DRI_Alloc_mem, node shared memory) or heap")
+        ->check(CLI::IsMember({"shared", "heap"}))
+        ->capture_default_str()
+        ->group(run);
+    app.add_option("--sweep", o.sweep,
+                   "none; sizes (the shape halved per dimension, --sweep-steps times, "
+                   "smallest first); ranks-per-node (1, 2, ... ranks of each node)")
+        ->check(CLI::IsMember({"none", "sizes", "ranks-per-node"}))
+        ->capture_default_str()
+        ->group(run);
+    app.add_option("--sweep-steps", o.sweep_steps, "sizes in a size sweep")
+        ->check(CLI::Range(1, 12))
+        ->capture_default_str()
+        ->group(run);
+    app.add_option("--json", o.json, "write the results as JSON (one document)")->group("Output");
+    app.add_option("--csv", o.csv, "write the results as CSV (one row per method)")
+        ->group("Output");
+}
+
+} // namespace
+
+int parse_options(int argc, char** argv, int rank, Options& o) {
+    CLI::App app("dri-bench: times one reorganization with every method (the DRI strategies and "
+                 "the baselines), same run, each checked against the oracle first",
+                 "dri-bench");
+    o.spec.type = "cfloat";
+    tools::add_spec_options(app, o.spec, "every rank", "every rank");
+    add_bench_options(app, o);
+    for (const char* flag : {"--send", "--recv", "--send-order", "--recv-order", "--send-pad",
+                             "--recv-pad", "--send-strides", "--recv-strides"})
+        app.get_option("--scenario")->excludes(flag);
+    for (int i = 0; i < argc; ++i)
+        o.argv.emplace_back(argv[i]);
+    try {
+        app.parse(argc, argv);
+        if (o.spec.send.empty() != o.spec.recv.empty())
+            throw CLI::ValidationError("--send and --recv", "give both, or a --scenario");
+        if (o.sweep == "ranks-per-node" && !(o.send_ranks.empty() && o.recv_ranks.empty()))
+            throw CLI::ValidationError("--sweep ranks-per-node", "excludes rank lists");
+    } catch (const CLI::CallForHelp& e) {
+        if (rank == 0) std::printf("%s", app.help().c_str());
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        if (rank == 0)
+            std::fprintf(stderr, "dri-bench: %s\nRun with --help for the options.\n", e.what());
+        return 2;
+    }
+    if (o.spec.send.empty() && o.scenario.empty()) o.scenario = "corner_turn";
+    for (const std::string& m : o.methods) // --methods dri_auto needs no --strategies auto
+        if (m.rfind("dri_", 0) == 0 &&
+            std::find(o.strategies.begin(), o.strategies.end(), m.substr(4)) == o.strategies.end())
+            o.strategies.push_back(m.substr(4));
+    return -1;
+}
+
+tools::SpecOptions scenario_spec(const std::string& name, const std::string& shape,
+                                 const std::string& type, int size) {
+    tools::SpecOptions s;
+    s.type = type;
+    const auto need = [&](int nd, const char* dflt) {
+        s.shape = shape.empty() ? dflt : shape;
+        if (static_cast<int>(core::parse_shape(s.shape).size()) != nd)
+            core::fail(core::Errc::ndims, name + " needs a " + std::to_string(nd) + "-D --shape");
+    };
+    if (name == "corner_turn") {
+        need(2, "4096x4096");
+        s.send = "block,whole";
+        s.recv = "whole,block";
+        s.recv_order = "1,0";
+    } else if (name == "pencil") {
+        // x-pencils (dim 2 whole and contiguous) on a p0 x p1 grid -> y-pencils
+        // (dim 1 whole and contiguous) on p0 x p1, as in a 3-D FFT.
+        need(3, "256x256x256");
+        int p0 = 1;
+        for (int d = 1; d * d <= size; ++d)
+            if (size % d == 0) p0 = d;
+        const std::string a = std::to_string(p0), b = std::to_string(size / p0);
+        s.send = "block/" + a + ",block/" + b + ",whole";
+        s.recv = "block/" + a + ",whole,block/" + b;
+        s.recv_order = "0,2,1";
+    } else if (name == "cyclic") {
+        need(2, "4096x4096");
+        s.send = "block,whole";
+        s.recv = "cyclic(64),whole";
+    } else if (name == "halo") {
+        need(2, "4096x4096");
+        s.send = "block,whole";
+        s.recv = "block~8:8,whole";
+    } else {
+        core::fail(core::Errc::arg, "unknown scenario " + name);
+    }
+    return s;
+}
+
+std::string spec_flags(const tools::SpecOptions& s) {
+    std::string out =
+        "--shape " + s.shape + " --type " + s.type + " --send " + s.send + " --recv " + s.recv;
+    const std::pair<const char*, const std::string*> extra[] = {
+        {"--send-order", &s.send_order},     {"--recv-order", &s.recv_order},
+        {"--send-pad", &s.send_pad},         {"--recv-pad", &s.recv_pad},
+        {"--send-strides", &s.send_strides}, {"--recv-strides", &s.recv_strides}};
+    for (const auto& [flag, value] : extra)
+        if (!value->empty()) out += std::string(" ") + flag + " " + *value;
+    if (s.send_procs) out += " --send-procs " + std::to_string(s.send_procs);
+    if (s.recv_procs) out += " --recv-procs " + std::to_string(s.recv_procs);
+    return out;
+}
+
+} // namespace dri::bench

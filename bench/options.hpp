@@ -1,0 +1,39 @@
+// dri-bench's command line: the reorganization in dri-plan's vocabulary
+// (tools/spec_options.hpp) or a named scenario, and how to measure it.
+#pragma once
+
+#include "spec_options.hpp"
+
+#include <string>
+#include <vector>
+
+namespace dri::bench {
+
+struct Options {
+    tools::SpecOptions spec;
+    std::string scenario; // a shorthand for a spec ("" when given by flags)
+    std::string send_ranks, recv_ranks;
+    std::vector<std::string> strategies{"alltoallw", "packed", "p2p", "shared", "hybrid"};
+    std::vector<std::string> methods; // empty: every method
+    int reps = 10, warmup = 2, buffers = 1, sweep_steps = 5;
+    std::string memory = "shared"; // send rings: DRI_Alloc_mem ("shared") or "heap"
+    std::string sweep = "none";    // none | sizes | ranks-per-node
+    std::string json, csv;
+    std::vector<std::string> argv; // the full command line, recorded in the JSON
+};
+
+// Parses the command line. Returns -1 to go on, or the exit status (0 after
+// --help); errors are printed by rank 0 only.
+int parse_options(int argc, char** argv, int rank, Options& o);
+
+// The spec of a named scenario at `size` ranks on the given shape (empty:
+// the scenario's default shape). Throws dri::core::Error for an unknown name
+// or a shape of the wrong dimension.
+tools::SpecOptions scenario_spec(const std::string& name, const std::string& shape,
+                                 const std::string& type, int size);
+
+// The flags that give the same reorganization as `s` (printed and recorded
+// so a shorthand run can be reproduced, and changed, with flags).
+std::string spec_flags(const tools::SpecOptions& s);
+
+} // namespace dri::bench
