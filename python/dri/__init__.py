@@ -1,0 +1,99 @@
+"""dri: the Data Reorganization Interface over MPI, for NumPy arrays.
+
+    import dri, numpy as np
+    with dri.Session():
+        matrix = dri.GlobalData((N, M), np.complex64)
+        rows = dri.Distribution(matrix, "block,whole", dri.COMM_WORLD)
+        cols = dri.Distribution(matrix, "whole,block", dri.COMM_WORLD)
+        ...
+
+See docs/python.md.
+"""
+
+import atexit
+import sys
+
+from . import _interop
+from ._errors import Error
+
+# Before the extension loads: see _interop.refuse_foreign_mpi4py.
+if "mpi4py.MPI" in sys.modules:
+    _interop.refuse_foreign_mpi4py()
+
+from . import _dri  # noqa: E402
+from ._dri import (  # noqa: E402
+    COMM_SELF, COMM_WORLD, BlockInfo, Comm, DimPart, Distribution, Edge,
+    GlobalData, Group, Layout, Partition, SharedMemory, Strategy, Transfer,
+    Type, commit, error_string, initialized, mpi_library_version)
+from ._dri import (  # noqa: E402
+    SUCCESS, ERR_ARG, ERR_NULL, ERR_HANDLE, ERR_NDIMS, ERR_EXTENT,
+    ERR_OVERFLOW, ERR_TYPE, ERR_PARTITION, ERR_OVERLAP, ERR_MINMAX, ERR_GRID,
+    ERR_LAYOUT, ERR_NOT_DISJOINT, ERR_NOT_COVERING, ERR_MISMATCH,
+    ERR_NO_PARTNER, ERR_DUPLICATE, ERR_BUFFER, ERR_BUFFER_SIZE,
+    ERR_BUFFER_COUNT, ERR_STATE, ERR_NOT_INITIALIZED, ERR_GROUP,
+    ERR_INCONSISTENT, ERR_MPI, ERR_NO_MEMORY, ERR_INTERNAL)
+
+
+def init():
+    """Initialize MPI (when nobody has) and dri."""
+    _dri._mpi_init()
+    if not _dri.initialized():
+        _dri.init()
+    # Our exit handler must run before any MPI_Finalize registered since
+    # (mpi4py's): atexit runs the last registered first.
+    atexit.unregister(_at_exit)
+    atexit.register(_at_exit)
+
+
+def finalize():
+    """Release every dri object's MPI resources. MPI itself stays up until
+    the interpreter exits (MPI cannot be initialized twice)."""
+    if _dri.initialized():
+        _dri.finalize()
+
+
+class Session:
+    """``with dri.Session():`` initializes MPI (if needed) and dri, and
+    finalizes dri at the end of the block."""
+
+    def __enter__(self):
+        init()
+        return self
+
+    def __exit__(self, *exc):
+        finalize()
+        return False
+
+
+def _at_exit():
+    # Objects still alive at exit are released by dri's finalize, before
+    # MPI_Finalize, so that MPI sees no leaked handle.
+    finalize()
+    _dri._mpi_finalize()
+
+
+atexit.register(_at_exit)
+
+
+def mpi4py_compatible():
+    """True when mpi4py is built on the MPI library dri runs on (then an
+    mpi4py.MPI.Comm is accepted wherever dri takes a communicator), False
+    when it is built on another (importing mpi4py.MPI would then initialize
+    a second MPI library in this process), None without mpi4py. Does not
+    import mpi4py.MPI."""
+    return _interop.mpi4py_compatible()
+
+
+__all__ = [
+    "BlockInfo", "COMM_SELF", "COMM_WORLD", "Comm", "DimPart", "Distribution",
+    "Edge", "Error", "GlobalData", "Group", "Layout", "Partition", "Session",
+    "SharedMemory", "Strategy", "Transfer", "Type", "commit", "error_string",
+    "finalize", "init", "initialized", "mpi4py_compatible",
+    "mpi_library_version", "SUCCESS", "ERR_ARG", "ERR_NULL", "ERR_HANDLE",
+    "ERR_NDIMS", "ERR_EXTENT", "ERR_OVERFLOW", "ERR_TYPE", "ERR_PARTITION",
+    "ERR_OVERLAP", "ERR_MINMAX", "ERR_GRID", "ERR_LAYOUT", "ERR_NOT_DISJOINT",
+    "ERR_NOT_COVERING", "ERR_MISMATCH", "ERR_NO_PARTNER", "ERR_DUPLICATE",
+    "ERR_BUFFER", "ERR_BUFFER_SIZE", "ERR_BUFFER_COUNT", "ERR_STATE",
+    "ERR_NOT_INITIALIZED", "ERR_GROUP", "ERR_INCONSISTENT", "ERR_MPI",
+    "ERR_NO_MEMORY", "ERR_INTERNAL",
+]
