@@ -15,4 +15,8 @@ mkdir -p "$out"
 # 2-D blocks on a 2 x 2 grid -> block-cyclic rows (blocks of 2) over 3 processes.
 "$plan" --shape 12x12 --send block,block --recv "cyclic(2),whole" --send-procs 4 \
   --recv-procs 3 --svg "$out/block_to_cyclic.svg" >/dev/null
-echo "wrote $out/{corner_turn,halo,block_to_cyclic}.svg"
+# A hybrid plan: the corner turn over 4 processes on 2 nodes of 2, and how
+# HYBRID moves each piece (local copy, node shared memory, message).
+"$plan" --shape 16x16 --send block,whole --recv whole,block --send-procs 4 --recv-procs 4 \
+  --recv-order 1,0 --ranks-per-node 2 --svg "$out/hybrid_plan.svg" >/dev/null
+echo "wrote $out/{corner_turn,halo,block_to_cyclic,hybrid_plan}.svg"

@@ -4,7 +4,12 @@
 // the global ranges that move, and the receivers' zero-filled padding.
 // With --svg FILE (1-D and 2-D data) it also draws the plan: the senders'
 // blocks, the receivers' blocks (stored overlap dashed) and every piece
-// that moves, coloured by sender and outlined by receiver.
+// that moves, coloured by sender and outlined by receiver. With
+// --ranks-per-node K the processes are placed on nodes of K (process i, as
+// a sender and as a receiver, on node i / K: the groups are the same
+// processes in the same order, as in a clique), and every piece says how
+// HYBRID moves it with send rings in DRI shared memory: a local copy, the
+// single copy through node shared memory, or a message.
 #include "core/plan.hpp"
 #include "core/spec.hpp"
 #include "spec_options.hpp"
@@ -160,7 +165,24 @@ class Svg {
     std::ostringstream out_;
 };
 
-void write_svg(const std::string& file, const Side& send, const Side& recv) {
+// How HYBRID moves the piece sender s -> receiver r when process i is on
+// node i / per_node (0: no node layout given).
+enum class Move { local, shared_memory, message };
+
+Move move_of(int s, int r, int per_node) {
+    if (s == r) return Move::local;
+    return s / per_node == r / per_node ? Move::shared_memory : Move::message;
+}
+
+const char* move_name(Move m) {
+    return m == Move::local ? "local copy" : m == Move::shared_memory ? "shared memory" : "message";
+}
+
+const char* move_colour(Move m) {
+    return m == Move::local ? "#8d99ae" : m == Move::shared_memory ? "#2a9d8f" : "#e76f51";
+}
+
+void write_svg(const std::string& file, const Side& send, const Side& recv, int per_node) {
     const Distribution& sd = *send.dist;
     const Distribution& rd = *recv.dist;
     const Shape& shape = sd.shape();
@@ -195,8 +217,25 @@ void write_svg(const std::string& file, const Side& send, const Side& recv) {
                     " receivers (layout " + to_string(recv.layout) + ")");
     svg.note(1, std::to_string(pieces) + " pieces move; a piece is a box of global indices "
                                          "that one sender sends to one receiver");
+    if (per_node > 0) {
+        svg.panel_at(3, "HYBRID, " + std::to_string(per_node) + " processes per node");
+        int count[3] = {0, 0, 0};
+        for (int s = 0; s < sd.nprocs(); ++s)
+            for (int r = 0; r < rd.nprocs(); ++r)
+                for (const Box2& b : boxes(pair_global_ranges(send, recv, s, r))) {
+                    const Move m = move_of(s, r, per_node);
+                    svg.box(b, move_colour(m), "#fff", "piece",
+                            std::to_string(s) + "\u2192" + std::to_string(r));
+                    ++count[static_cast<int>(m)];
+                }
+        svg.note(2, "HYBRID: grey " + std::to_string(count[0]) + " local copies, green " +
+                        std::to_string(count[1]) +
+                        " single copies through node shared memory, "
+                        "orange " +
+                        std::to_string(count[2]) + " messages between nodes");
+    }
     std::ofstream f(file);
-    f << svg.finish(3, 2);
+    f << svg.finish(per_node > 0 ? 4 : 3, per_node > 0 ? 3 : 2);
     if (!f) fail(Errc::arg, "cannot write " + file);
 }
 
@@ -214,6 +253,11 @@ int main(int argc, char** argv) {
     app.add_flag("--regions", show_regions,
                  "also print each region (byte offsets, extents, strides)");
     app.add_option("--svg", svg_file, "draw the plan as SVG (1-D and 2-D data)");
+    int per_node = 0;
+    app.add_option("--ranks-per-node", per_node,
+                   "place process i on node i / K and say how HYBRID moves each piece "
+                   "(the sides must be the same processes)")
+        ->check(CLI::PositiveNumber);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -232,6 +276,8 @@ int main(int argc, char** argv) {
         const Side send{&sd, make_layout(shape.ndims(), o.send_order, o.send_pad, o.send_strides)};
         const Side recv{&rd, make_layout(shape.ndims(), o.recv_order, o.recv_pad, o.recv_strides)};
         check_sides(send, recv);
+        if (per_node > 0 && ps != pr)
+            fail(Errc::arg, "--ranks-per-node needs as many senders as receivers (one clique)");
 
         std::cout << "dri-plan: " << to_string(shape) << " (" << shape.bytes() << " bytes), " << ps
                   << " senders -> " << pr << " receivers\n";
@@ -247,7 +293,10 @@ int main(int argc, char** argv) {
                           << box_text(pair_global_ranges(send, recv, s, peer.peer)) << "  "
                           << peer.elements << " elements, " << bytes << " bytes, "
                           << peer.regions.size() << " region"
-                          << (peer.regions.size() == 1 ? "" : "s") << '\n';
+                          << (peer.regions.size() == 1 ? "" : "s");
+                if (per_node > 0)
+                    std::cout << ", HYBRID: " << move_name(move_of(s, peer.peer, per_node));
+                std::cout << '\n';
                 if (show_regions)
                     for (const Region& r : peer.regions)
                         print_region(r);
@@ -268,7 +317,7 @@ int main(int argc, char** argv) {
         std::cout << "total: " << total_msgs << " sender -> receiver pieces, " << total_bytes
                   << " bytes\n";
         if (!svg_file.empty()) {
-            write_svg(svg_file, send, recv);
+            write_svg(svg_file, send, recv, per_node);
             std::cout << "wrote " << svg_file << '\n';
         }
     } catch (const Error& e) {
