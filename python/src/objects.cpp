@@ -8,13 +8,6 @@ namespace dri::python {
 
 namespace {
 
-// Strategies whose C++ side is landing while this binding is written: bound
-// when dri.hpp has them, so that the binding builds before and after.
-template <class S>
-void strategies_in_progress(py::enum_<S>& e) {
-    if constexpr (requires { S::cma; }) e.value("CMA", S::cma);
-}
-
 void bind_enums(py::module_& m) {
     py::enum_<Type>(m, "Type", "Element types (DRI_INT8 ... DRI_BYTE).")
         .value("INT8", Type::int8)
@@ -43,7 +36,6 @@ void bind_enums(py::module_& m) {
         .value("MEASURE", Strategy::measure)
         .value("SHARED", Strategy::shared)
         .value("HYBRID", Strategy::hybrid);
-    strategies_in_progress(strategy);
 }
 
 void bind_global_data(py::module_& m) {
