@@ -1,13 +1,10 @@
 // The DRI-1.0 layer (dri/dri10.h): predefined objects, the get/put frame
 // protocol with exact data, and every out-of-order call refused with a code.
-#include "backend/shared_memory.hpp" // shared_find_own: is an address DRI shared memory?
 #include "dri/dri10.h"
 #include "mpi_world.hpp"
 
 #include <doctest/doctest.h>
 
-#include <cstddef>
-#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -108,36 +105,6 @@ TEST_CASE("DRI-1.0: frames through get/put with exact data, one buffer per ring"
     }
     OK(DRI_Reorg_disconnect(c.send));
     OK(DRI_Reorg_disconnect(c.recv));
-}
-
-// DRI-1.0 programs cannot allocate their buffers in DRI_Alloc_mem memory:
-// the library puts the send ring there at connect (receivers on the node
-// read it directly), and frees it with the last disconnect.
-TEST_CASE("DRI-1.0: the send ring lies in node shared memory from connect to disconnect") {
-    Clique c("shared ring", 3);
-    OK(DRI_Reorg_connect(c.send));
-    OK(DRI_Reorg_connect(c.recv));
-    std::vector<const std::byte*> ring;
-    for (int f = 0; f < 3; ++f) {
-        void* b = nullptr;
-        OK(DRI_Reorg_get_sendbuf(c.send, &b));
-        CHECK(reinterpret_cast<std::uintptr_t>(b) % 64 == 0);
-        ring.push_back(static_cast<const std::byte*>(b));
-        CHECK(dri::detail::shared_find_own(ring.back(), c.sb.bytes) != nullptr);
-        c.fill(b, f);
-        OK(DRI_Reorg_put_sendbuf(c.send, &b));
-        OK(DRI_Reorg_get_recvbuf(c.recv, &b));
-        CHECK(c.wrong(b, f) == 0);
-        OK(DRI_Reorg_put_recvbuf(c.recv, &b));
-    }
-    CHECK(ring[0] != ring[1]);
-    CHECK(ring[1] != ring[2]);
-    OK(DRI_Reorg_disconnect(c.send));
-    CHECK(dri::detail::shared_find_own(ring[0], c.sb.bytes) !=
-          nullptr); // the receive role is connected
-    OK(DRI_Reorg_disconnect(c.recv));
-    for (const std::byte* b : ring)
-        CHECK(dri::detail::shared_find_own(b, c.sb.bytes) == nullptr);
 }
 
 TEST_CASE("DRI-1.0: calls out of order are refused with DRI_ERR_STATE or DRI_ERR_ARG") {

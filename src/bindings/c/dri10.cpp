@@ -8,10 +8,8 @@
 #include "bindings/c/convert.hpp"
 #include "bindings/c/registry.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <utility>
 
 namespace dri::capi {
 
@@ -23,10 +21,6 @@ struct Shared {
     // Both roles' rings; declared before the transfer so that they outlive it.
     std::vector<std::unique_ptr<std::byte, decltype(&std::free)>> buffers;
     std::shared_ptr<detail::TransferImpl> t;
-    // The send ring in node shared memory from the connect on (DRI_Alloc_mem
-    // memory over the parent communicator), null before or without one.
-    void* shared_ring = nullptr;
-    MPI_Comm shared_comm = MPI_COMM_NULL;
     int declared = 0, connected = 0;
     // Whether a frame is in flight is the transfer's own state (t->in_flight).
     bool send_out = false;         // a send buffer is handed out (got, not put)
@@ -47,38 +41,6 @@ std::byte* current_buffer(const std::optional<detail::Role>& role) {
 
 void fail_state(const Shared& s, const std::string& why) {
     core::fail(core::Errc::state, "reorganization '" + s.name + "': " + why);
-}
-
-// DRI-1.0 programs never allocate their buffers, so they could never ask
-// for DRI_Alloc_mem memory: the library moves the send ring into node
-// shared memory at connect (collective over the parent communicator, as the
-// commit that follows), and receivers on the node read it directly (AUTO
-// then picks SHARED or HYBRID) instead of through messages. Every process
-// takes part, with 0 bytes when it has no send role. The heap ring it
-// replaces is freed.
-void send_ring_to_shared_memory(Shared& s) {
-    const MPI_Comm comm = s.t->parent();
-    const std::optional<detail::Role>& send = s.t->send;
-    const std::size_t n = send ? send->buffers.size() : 0;
-    const std::size_t stride = n ? (send->buffers[0].size() + 63) / 64 * 64 : 0;
-    void* base = detail::shared_alloc(comm, static_cast<Index>(n * stride));
-    s.shared_ring = base;
-    s.shared_comm = comm;
-    if (!n) return;
-    std::vector<std::span<std::byte>>& bufs = s.t->send->buffers;
-    for (std::size_t i = 0; i < n; ++i) {
-        std::byte* heap = bufs[i].data();
-        bufs[i] = {static_cast<std::byte*>(base) + i * stride, bufs[i].size()};
-        std::erase_if(s.buffers, [&](const auto& b) { return b.get() == heap; });
-    }
-}
-
-// With the name's last role disconnected: the shared ring goes (collective
-// over the parent communicator, as the connect was).
-void free_shared_ring(Shared& s) {
-    if (!s.shared_ring) return;
-    void* base = std::exchange(s.shared_ring, nullptr);
-    detail::shared_free(s.shared_comm, base);
 }
 
 } // namespace
@@ -204,13 +166,7 @@ int DRI_Reorg_connect(DRI_Reorg reorg) {
         if (r->connected) fail_state(s, "this role is already connected");
         r->connected = true;
         if (++s.connected < s.declared) return; // this process's other role commits
-        send_ring_to_shared_memory(s);
-        try {
-            detail::commit_alone(*s.t);
-        } catch (const core::Error&) {
-            free_shared_ring(s); // the commit failed on every process
-            throw;
-        }
+        detail::commit_alone(*s.t);
     });
 }
 
@@ -285,7 +241,6 @@ int DRI_Reorg_disconnect(DRI_Reorg reorg) {
         if (--s.connected == 0) {
             s.disconnected = true;
             s.t->release();
-            free_shared_ring(s);
         }
     });
 }
