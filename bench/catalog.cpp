@@ -1,6 +1,7 @@
 #include "method.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace dri::bench {
 
@@ -22,6 +23,13 @@ bool Catalog::wants(const std::string& name) const {
 
 void Catalog::skip(const std::string& name, const std::string& reason) {
     if (wants(name)) skipped.push_back({name, reason});
+}
+
+void Catalog::add(Method m, const Probe& probe) {
+    m.setup_seconds = probe.seconds();
+    m.heap_bytes = probe.heap_growth();
+    m.rss_bytes = probe.rss_growth();
+    methods.push_back(std::move(m));
 }
 
 } // namespace dri::bench

@@ -77,10 +77,7 @@ void add_dri_methods(Catalog& cat, const Problem& pb, Rings& rings,
         };
         if (part && (s == "auto" || s == "measure"))
             m.note = "chose " + chosen_name(t->chosen_strategy());
-        m.setup_seconds = probe.seconds();
-        m.heap_bytes = probe.heap_growth();
-        m.rss_bytes = probe.rss_growth();
-        cat.methods.push_back(std::move(m));
+        cat.add(std::move(m), probe);
     }
 }
 

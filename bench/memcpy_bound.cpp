@@ -31,10 +31,7 @@ void add_memcpy_bound(Catalog& cat, const Problem& pb, Rings& rings) {
         const auto& s = rings.send[static_cast<std::size_t>(k)];
         if (!s.empty()) std::memcpy(dst[static_cast<std::size_t>(k)], s.data(), s.size());
     };
-    out.setup_seconds = probe.seconds();
-    out.heap_bytes = probe.heap_growth();
-    out.rss_bytes = probe.rss_growth();
-    cat.methods.push_back(std::move(out));
+    cat.add(std::move(out), probe);
 }
 
 } // namespace dri::bench

@@ -3,10 +3,12 @@
 // it, and the catalogue of methods built for one problem.
 #pragma once
 
+#include "probe.hpp"
 #include "problem.hpp"
 #include "rings.hpp"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,7 +38,19 @@ struct Catalog {
     std::vector<std::string> wanted; // empty: every method
     bool wants(const std::string& name) const;
     void skip(const std::string& name, const std::string& reason);
+    // Adds m with what building it cost since `probe` started.
+    void add(Method m, const Probe& probe);
 };
+
+// The run of a baseline that reads send buffer k and writes receive buffer
+// k: m->run(send, recv).
+template <class M>
+std::function<void(int)> ring_runner(std::shared_ptr<M> m, Rings& rings) {
+    return [m, &rings](int k) {
+        m->run(rings.send[static_cast<std::size_t>(k)].data(),
+               rings.recv[static_cast<std::size_t>(k)].data());
+    };
+}
 
 // Builders: each adds its method(s) to the catalogue, or a skip with the
 // reason it cannot apply. Every rank adds the same names in the same order.

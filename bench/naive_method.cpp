@@ -133,14 +133,8 @@ void add_naive_method(Catalog& cat, const Problem& pb, Rings& rings) {
     MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, pb.comm);
     if (!fits) return cat.skip(name, "a rank's packed bytes exceed MPI's int counts (2 GiB)");
     Method out{name, Kind::baseline, nullptr, true, "", 0, -1, -1};
-    out.run = [m, &rings](int k) {
-        m->run(rings.send[static_cast<std::size_t>(k)].data(),
-               rings.recv[static_cast<std::size_t>(k)].data());
-    };
-    out.setup_seconds = probe.seconds();
-    out.heap_bytes = probe.heap_growth();
-    out.rss_bytes = probe.rss_growth();
-    cat.methods.push_back(std::move(out));
+    out.run = ring_runner(m, rings);
+    cat.add(std::move(out), probe);
 }
 
 } // namespace dri::bench

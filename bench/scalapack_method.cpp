@@ -99,10 +99,7 @@ void add_scalapack_method(Catalog& cat, const Problem& pb, Rings& rings) {
     Method out{name, Kind::baseline, nullptr, true, "reads its own column-major copy of A", 0, -1,
                -1};
     out.run = [m, &rings](int k) { m->run(rings.recv[static_cast<std::size_t>(k)].data()); };
-    out.setup_seconds = probe.seconds();
-    out.heap_bytes = probe.heap_growth();
-    out.rss_bytes = probe.rss_growth();
-    cat.methods.push_back(std::move(out));
+    cat.add(std::move(out), probe);
 #endif
 }
 
