@@ -7,10 +7,9 @@
 #include "box_copy.hpp"
 #include "elem_types.hpp"
 #include "method.hpp"
-#include "probe.hpp"
+#include "pack_baseline.hpp"
 
 #include <climits>
-#include <memory>
 #include <numeric>
 
 namespace dri::bench {
@@ -117,20 +116,8 @@ struct Expert {
 } // namespace
 
 void add_expert_method(Catalog& cat, const Problem& pb, Rings& rings) {
-    const std::string name = "expert_pack_alltoallv";
-    if (!cat.wants(name)) return;
-    if (const std::string why = pb.baseline_limit(); !why.empty()) return cat.skip(name, why);
-    if (!supported_elem(pb.elem()))
-        return cat.skip(name,
-                        "element size " + std::to_string(pb.elem()) + " (1, 2, 4, 8, 16 only)");
-    Probe probe;
-    auto m = std::make_shared<Expert>(pb);
-    int fits = m->fits ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, pb.comm);
-    if (!fits) return cat.skip(name, "a rank's elements exceed MPI's int counts");
-    Method out{name, Kind::baseline, nullptr, true, "", 0, -1, -1};
-    out.run = ring_runner(m, rings);
-    cat.add(std::move(out), probe);
+    add_pack_baseline<Expert>(cat, pb, rings, "expert_pack_alltoallv",
+                              "a rank's elements exceed MPI's int counts");
 }
 
 } // namespace dri::bench
