@@ -35,6 +35,7 @@
 #include "core/error.hpp"              // errc_name(): the codes' names
 #include "dri/dri.h"
 #include "mpi_world.hpp"
+#include "nodes.hpp" // node_of_ranks(): which ranks share a node
 
 #include <mpi.h>
 
@@ -72,7 +73,7 @@ struct Stats {
 // ---- ranks -----------------------------------------------------------------
 
 int g_size = 1, g_rank = 0;
-std::vector<int> g_node; // per rank: the lowest rank on its node (MPI_COMM_TYPE_SHARED)
+std::vector<int> g_node; // per rank: the first rank of its node (MPI_COMM_TYPE_SHARED)
 
 MPI_Comm comm() {
     return dri::test::world();
@@ -1947,26 +1948,6 @@ class Sequence {
 
 // ---- the program ---------------------------------------------------------------------
 
-// Per rank of comm(): the lowest rank of its node (simulated nodes:
-// MPIR_CVAR_NUM_CLIQUES).
-std::vector<int> node_of_ranks() {
-    MPI_Comm node = MPI_COMM_NULL;
-    MPI_Comm_split_type(comm(), MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
-    int leader = g_rank;
-    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
-    MPI_Comm_free(&node);
-    std::vector<int> all(static_cast<std::size_t>(g_size));
-    MPI_Allgather(&leader, 1, MPI_INT, all.data(), 1, MPI_INT, comm());
-    return all;
-}
-
-int node_count() {
-    int n = 0;
-    for (int r = 0; r < g_size; ++r)
-        n += g_node[static_cast<std::size_t>(r)] == r;
-    return n;
-}
-
 bool parse(int argc, char** argv, Options& o, bool& seed_given) {
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
@@ -2034,12 +2015,13 @@ int main(int argc, char** argv) {
         opt.seed = (static_cast<unsigned long long>(rd()) << 32) ^ rd();
     }
     MPI_Bcast(&opt.seed, 1, MPI_UNSIGNED_LONG_LONG, 0, comm());
-    g_node = node_of_ranks();
+    g_node = dri::test::node_of_ranks();
+    const int nodes = dri::test::node_count();
     const int first = opt.replay >= 0 ? opt.replay : 0;
     const int last = opt.replay >= 0 ? opt.replay + 1 : opt.sequences;
     if (g_rank == 0)
         std::printf("lifetime: seed %llu, %d sequences (%d steps each, %d ranks on %d nodes)%s\n",
-                    opt.seed, last - first, opt.steps, g_size, node_count(),
+                    opt.seed, last - first, opt.steps, g_size, nodes,
                     opt.replay >= 0 ? format(": replaying sequence %d", opt.replay).c_str() : "");
     std::fflush(stdout);
     int failed = DRI_Init() != DRI_SUCCESS;
