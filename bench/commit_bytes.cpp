@@ -106,6 +106,11 @@ int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
     return PMPI_Recv(buf, count, t, src, tag, comm, st);
 }
 
+int MPI_Mrecv(void* buf, int count, MPI_Datatype t, MPI_Message* msg, MPI_Status* st) {
+    if (g_rx.on) g_rx.bytes += type_bytes(t, count);
+    return PMPI_Mrecv(buf, count, t, msg, st);
+}
+
 // Communicator creation is collective too (its own bytes are MPI's).
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* out) {
     collective(0);

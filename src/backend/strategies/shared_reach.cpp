@@ -71,27 +71,54 @@ bool SharedReach::any() const {
            std::any_of(source.begin(), source.end(), [](const auto& s) { return s.has_value(); });
 }
 
+namespace {
+
+// Each sender sends its ring table to the receivers it sends to, and each
+// receiver takes the tables of the senders it reads from: what a process
+// receives grows with its peers, not with the number of processes.
+std::vector<std::vector<std::byte>> exchange_tables(const core::LocalPlan& plan,
+                                                    const ExecutorContext& ctx,
+                                                    const std::vector<std::byte>& mine) {
+    constexpr int tag = 1;
+    std::vector<MPI_Request> sent(plan.sends.size(), MPI_REQUEST_NULL);
+    for (std::size_t i = 0; i < plan.sends.size(); ++i)
+        check_mpi(MPI_Isend(mine.data(), static_cast<int>(mine.size()), MPI_BYTE,
+                            ctx.recv_rank.at(static_cast<std::size_t>(plan.sends[i].peer)), tag,
+                            ctx.comm, &sent[i]),
+                  "MPI_Isend");
+    std::vector<std::vector<std::byte>> tables;
+    for (const core::PeerRegions& p : plan.recvs) {
+        MPI_Message msg = MPI_MESSAGE_NULL;
+        MPI_Status st;
+        check_mpi(MPI_Mprobe(ctx.send_rank.at(static_cast<std::size_t>(p.peer)), tag, ctx.comm,
+                             &msg, &st),
+                  "MPI_Mprobe");
+        int n = 0;
+        check_mpi(MPI_Get_count(&st, MPI_BYTE, &n), "MPI_Get_count");
+        std::vector<std::byte>& t = tables.emplace_back(static_cast<std::size_t>(n));
+        check_mpi(MPI_Mrecv(t.data(), n, MPI_BYTE, &msg, MPI_STATUS_IGNORE), "MPI_Mrecv");
+    }
+    check_mpi(MPI_Waitall(static_cast<int>(sent.size()), sent.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall");
+    return tables;
+}
+
+} // namespace
+
 SharedReach shared_reach(const core::LocalPlan& plan, const ExecutorContext& ctx) {
     SharedReach reach;
     const std::vector<std::byte> mine = publish_ring(reach, ctx);
-    std::vector<core::Index> sizes;
-    const std::vector<std::byte> all = allgather_bytes(ctx.comm, mine, sizes);
+    const std::vector<std::vector<std::byte>> tables = exchange_tables(plan, ctx, mine);
     // Reading the tables may fail (a corrupt table is a bug); agree so that
     // no process leaves the collective steps that follow early.
     const Status st = capture([&] {
-        std::vector<std::size_t> at(sizes.size() + 1, 0);
-        for (std::size_t r = 0; r < sizes.size(); ++r)
-            at[r + 1] = at[r] + static_cast<std::size_t>(sizes[r]);
         for (const core::PeerRegions& p : plan.sends)
             reach.reader.push_back(
                 reads_my_ring(reach, ctx.comm, ctx.recv_rank.at(static_cast<std::size_t>(p.peer))));
-        for (const core::PeerRegions& p : plan.recvs) {
-            const int rank = ctx.send_rank.at(static_cast<std::size_t>(p.peer));
-            const auto r = static_cast<std::size_t>(rank);
+        for (std::size_t i = 0; i < plan.recvs.size(); ++i)
             reach.source.push_back(
-                their_ring(core::Reader(all.data() + at[r], static_cast<std::size_t>(sizes[r])),
-                           ctx.comm, rank));
-        }
+                their_ring(core::Reader(tables[i].data(), tables[i].size()), ctx.comm,
+                           ctx.send_rank.at(static_cast<std::size_t>(plan.recvs[i].peer))));
     });
     agree(ctx.comm, st);
     return reach;

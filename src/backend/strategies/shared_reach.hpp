@@ -33,7 +33,9 @@ struct SharedReach {
     bool any() const;                        // some pair of this process does
 };
 
-// Collective over ctx.comm (an allgather of each process's ring table).
+// Collective over ctx.comm: each sender sends its ring table to its
+// receivers (bytes per process grow with its peers, not with P), then all
+// agree.
 SharedReach shared_reach(const core::LocalPlan& plan, const ExecutorContext& ctx);
 
 } // namespace dri::detail
