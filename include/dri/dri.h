@@ -299,6 +299,36 @@ DRI_API int DRI_Do_test(DRI_Transfer xfer, int* done);
 DRI_API int DRI_Transfer_current(DRI_Transfer xfer, int* send_buffer, int* recv_buffer);
 DRI_API int DRI_Transfer_destroy(DRI_Transfer* xfer);
 
+/* ---- reverse (adjoint) ------------------------------------------------------- */
+/** How the copies of one sender element come back into it. */
+typedef enum DRI_Combine {
+    DRI_COMBINE_SUM = 0,    /**< the adjoint: every copy added into the element */
+    DRI_COMBINE_MAX = 1,    /**< the largest copy (integer and floating types) */
+    DRI_COMBINE_MIN = 2,    /**< the smallest copy (integer and floating types) */
+    DRI_COMBINE_REPLACE = 3 /**< the owner's copy: the cell of the receiver whose own block
+                                 holds the element, not an overlap copy */
+} DRI_Combine;
+/** The reverse of a committed transfer: the receivers' buffers flow back
+ * into the senders' buffers, and every sender element becomes the
+ * combination, with `op`, of the copies the receivers hold of it (overlap
+ * and wrapped or replicated edge cells included; zero-padded cells
+ * contribute nothing; a fan-out's receiving sides all contribute). Elements
+ * no receiver holds are left as they are, as is everything outside the
+ * senders' owned blocks. SUM, MAX and MIN are defined on the integer and
+ * floating types, SUM on the complex types too; records and bytes allow
+ * REPLACE only (DRI_ERR_TYPE). REPLACE needs receiving partitions whose
+ * owned blocks are disjoint (DRI_ERR_NOT_DISJOINT).
+ *
+ * The reverse is a transfer of its own, planned once here: DRI_Do (or
+ * start / wait / test) on it runs one reverse over the forward rings
+ * swapped, each with its own cursor starting at buffer 0; destroy it with
+ * DRI_Transfer_destroy. It moves messages (as DRI_STRATEGY_P2P) and
+ * combines contributions in a fixed order, so a floating-point SUM gives
+ * the same bits on every run. Collective over the forward transfer's
+ * processes (its sending and receiving groups) only; any error is returned
+ * on every one of them. */
+DRI_API int DRI_Transfer_reverse(DRI_Transfer forward, DRI_Combine op, DRI_Transfer* reverse);
+
 #ifdef __cplusplus
 }
 #endif

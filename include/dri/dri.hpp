@@ -96,6 +96,14 @@ enum class Strategy : int {
     hybrid = DRI_STRATEGY_HYBRID,
 };
 
+/// How the copies of one sender element come back into it (Transfer::reverse).
+enum class Combine : int {
+    sum = DRI_COMBINE_SUM,
+    max = DRI_COMBINE_MAX,
+    min = DRI_COMBINE_MIN,
+    replace = DRI_COMBINE_REPLACE,
+};
+
 /// Initialization: after MPI_Init, before MPI_Finalize. finalize() releases
 /// the MPI resources of every object still alive.
 DRI_API void init();
@@ -327,6 +335,11 @@ class DRI_API Transfer {
     int current_recv_buffer() const;
     const std::string& name() const;
     Strategy chosen_strategy() const;
+
+    /// The reverse of this committed transfer: receivers' buffers back into
+    /// senders' buffers, the copies of each element combined with `op`
+    /// (DRI_Transfer_reverse). Collective over the transfer's processes.
+    Transfer reverse(Combine op) const;
 
     Transfer(Transfer&&) noexcept = default;
     Transfer& operator=(Transfer&&) noexcept = default;

@@ -9,6 +9,7 @@
 #include "backend/runtime/collectives.hpp"
 #include "backend/runtime/init.hpp"
 #include "core/block_info.hpp"
+#include "kernels/combine.hpp"
 
 #include <memory>
 #include <span>
@@ -67,6 +68,12 @@ std::shared_ptr<TransferImpl> corner_turn(MPI_Comm comm, core::Index nrows, core
 // After an MPI failure in DRI_Do a transfer refuses further use: throws
 // Errc::state naming the failure.
 void require_no_mpi_failure(const TransferImpl& t);
+
+// Collective over the processes of the committed transfer `forward` (its
+// sending and receiving groups): its reverse, which combines every
+// receiver's copies back into the senders' elements with `op`, over the
+// forward rings swapped. See reverse.cpp.
+std::shared_ptr<TransferImpl> reverse_transfer(const TransferImpl& forward, core::CombineOp op);
 
 void execute(TransferImpl& t);
 void start(TransferImpl& t);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "backend/strategy.hpp"
+#include "core/declaration.hpp"
 #include "core/distribution.hpp"
 #include "core/layout.hpp"
 #include "core/plan.hpp"
@@ -64,6 +65,11 @@ struct TransferImpl {
     // The DRI_Alloc_mem allocations the rings lie in, kept from being freed
     // while the transfer is committed, whatever its strategy.
     std::vector<SharedBlock*> pinned;
+    // Once committed: every side of the name and the receiving side this
+    // process is in (-1: none), from which its reverse is planned. Null for a
+    // reverse transfer.
+    std::shared_ptr<const core::Match> sides;
+    int recv_side = -1;
 
     TransferImpl();
     ~TransferImpl();
@@ -71,6 +77,8 @@ struct TransferImpl {
     TransferImpl& operator=(const TransferImpl&) = delete;
     // Frees every MPI resource (used by the destructor and by finalize).
     void release() noexcept;
+    // Pins the DRI_Alloc_mem allocations its rings lie in (at commit).
+    void pin_rings();
     // The communicator of the transfer's groups, over which a commit of this
     // transfer alone is collective; MPI_COMM_NULL while it declares no role.
     MPI_Comm parent() const;

@@ -106,8 +106,23 @@ void TransferImpl::release() noexcept {
     for (SharedBlock* b : pinned)
         shared_use(b, -1);
     pinned.clear();
+    sides.reset();
     committed = false;
     in_flight = false;
+}
+
+// Every ring buffer in DRI shared memory pins its allocation: DRI_Free_mem
+// refuses while the transfer is committed, whatever the strategy.
+void TransferImpl::pin_rings() {
+    for (const auto* role : {&send, &recv}) {
+        if (!*role) continue;
+        for (const std::span<std::byte>& b : (*role)->buffers) {
+            SharedBlock* blk = shared_find_own(b.data(), static_cast<core::Index>(b.size()));
+            if (!blk) continue;
+            shared_use(blk, +1);
+            pinned.push_back(blk);
+        }
+    }
 }
 
 MPI_Comm TransferImpl::parent() const {

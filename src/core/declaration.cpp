@@ -89,6 +89,54 @@ SideRecord read_side_record(Reader& r, int rank) {
     return s;
 }
 
+int Match::find_recv(const std::string& desc) const {
+    for (std::size_t k = 0; k < recv.size(); ++k)
+        if (recv[k].desc == desc) return static_cast<int>(k);
+    return -1;
+}
+
+const MatchedSide& Match::of(int role, const std::string& desc) const {
+    if (role == 0) return send;
+    const int k = find_recv(desc);
+    if (k < 0) fail(Errc::internal, "a receiving role matches no receiving side");
+    return recv[static_cast<std::size_t>(k)];
+}
+
+namespace {
+
+// A side rebuilt from its record, with the record's own consistency checked.
+MatchedSide rebuild(const std::string& what, const SideRecord& rec) {
+    const SideData data = parse_description(rec.desc);
+    if (static_cast<Index>(rec.ranks.size()) != data.group_size ||
+        fnv1a(rec.ranks) != data.group_hash || rec.ranks.front() != rec.rank)
+        fail(Errc::internal, what + "corrupt group description");
+    return {rec.ranks,
+            std::make_shared<const Distribution>(data.shape, data.part,
+                                                 static_cast<int>(data.group_size)),
+            data.layout, rec.desc};
+}
+
+// A process takes part in at most one receiving side of a name: otherwise
+// one DRI_Do could not say which of its receive rings it fills.
+void check_receivers_disjoint(const std::string& what, const Match& m) {
+    std::vector<std::pair<int, std::size_t>> member; // (rank, receiving side)
+    for (std::size_t k = 0; k < m.recv.size(); ++k)
+        for (int r : m.recv[k].ranks)
+            member.emplace_back(r, k);
+    std::sort(member.begin(), member.end());
+    for (std::size_t i = 1; i < member.size(); ++i)
+        if (member[i].first == member[i - 1].first)
+            fail(Errc::inconsistent,
+                 what + "rank " + std::to_string(member[i].first) +
+                     " is in two receiving sides, declared by ranks " +
+                     std::to_string(m.side[1][member[i - 1].second].rank) + " and " +
+                     std::to_string(m.side[1][member[i].second].rank) +
+                     " with different global data, partition, group or layout (a process "
+                     "takes part in at most one receiving side of a name)");
+}
+
+} // namespace
+
 // Same records, same code on every process: same verdict everywhere.
 void validate(const std::string& name, Match& n) {
     const std::string what = "transfer '" + name + "': ";
@@ -98,53 +146,58 @@ void validate(const std::string& name, Match& n) {
                                        role_name(s) +
                                        " side (the first process of its group "
                                        "declares it)");
-    for (int s = 0; s < 2; ++s) {
-        const std::vector<SideRecord>& recs = n.side[s];
-        if (recs.size() > 1)
-            fail(Errc::inconsistent,
-                 what + "ranks " + std::to_string(recs[0].rank) + " and " +
-                     std::to_string(recs[1].rank) + " declared the " + role_name(s) +
-                     " side with different global data, partition, group or layout");
-        const SideRecord& rec = recs.front();
-        if (rec.strategy != n.side[0].front().strategy)
-            fail(Errc::inconsistent, what + "ranks " + std::to_string(n.side[0].front().rank) +
-                                         " and " + std::to_string(rec.rank) +
-                                         " chose different strategies");
-        const SideData data = parse_description(rec.desc);
-        if (static_cast<Index>(rec.ranks.size()) != data.group_size ||
-            fnv1a(rec.ranks) != data.group_hash || rec.ranks.front() != rec.rank)
-            fail(Errc::internal, what + "corrupt group description");
-        n.ranks[s] = rec.ranks;
-        n.dist[s] = std::make_unique<Distribution>(data.shape, data.part,
-                                                   static_cast<int>(data.group_size));
-        n.layout[s] = data.layout;
+    const std::vector<SideRecord>& senders = n.side[0];
+    if (senders.size() > 1)
+        fail(Errc::inconsistent, what + "ranks " + std::to_string(senders[0].rank) + " and " +
+                                     std::to_string(senders[1].rank) +
+                                     " declared the sending side with different global data, "
+                                     "partition, group or layout (a name has one sending side)");
+    n.strategy = senders.front().strategy;
+    for (const std::vector<SideRecord>& recs : n.side)
+        for (const SideRecord& rec : recs)
+            if (rec.strategy != n.strategy)
+                fail(Errc::inconsistent, what + "ranks " + std::to_string(senders.front().rank) +
+                                             " and " + std::to_string(rec.rank) +
+                                             " chose different strategies");
+    n.send = rebuild(what, senders.front());
+    for (const SideRecord& rec : n.side[1])
+        n.recv.push_back(rebuild(what, rec));
+    check_receivers_disjoint(what, n);
+    for (std::size_t k = 0; k < n.recv.size(); ++k) {
+        try {
+            check_sides(n.send.side(), n.recv[k].side());
+        } catch (const Error& e) {
+            const std::string which =
+                n.recv.size() > 1
+                    ? "the receiving side of rank " + std::to_string(n.side[1][k].rank) + ": "
+                    : "";
+            fail(e.code(), what + which + e.what());
+        }
+        std::vector<int> pair = n.send.ranks;
+        pair.insert(pair.end(), n.recv[k].ranks.begin(), n.recv[k].ranks.end());
+        std::sort(pair.begin(), pair.end());
+        pair.erase(std::unique(pair.begin(), pair.end()), pair.end());
+        n.participants.push_back(std::move(pair));
     }
-    n.strategy = n.side[0].front().strategy;
-    const Side send{n.dist[0].get(), n.layout[0]}, recv{n.dist[1].get(), n.layout[1]};
-    try {
-        check_sides(send, recv);
-    } catch (const Error& e) {
-        fail(e.code(), what + e.what());
-    }
-    for (int s = 0; s < 2; ++s)
-        for (int r : n.ranks[s])
-            n.participants.push_back(r);
-    std::sort(n.participants.begin(), n.participants.end());
-    n.participants.erase(std::unique(n.participants.begin(), n.participants.end()),
-                         n.participants.end());
 }
 
 void check_member(const std::map<std::string, Match>& names, const MemberDeclaration& d) {
     const std::string what = "transfer '" + d.name + "': ";
     const auto it = names.find(d.name);
-    if (it == names.end() || it->second.side[d.role].empty())
+    const auto published_by = [&](int rank) {
+        if (it == names.end()) return false;
+        const std::vector<SideRecord>& recs = it->second.side[d.role];
+        return std::any_of(recs.begin(), recs.end(),
+                           [&](const SideRecord& r) { return r.rank == rank; });
+    };
+    if (!published_by(d.first))
         fail(Errc::no_partner, what + "the first process of the " + std::string(role_name(d.role)) +
                                    " group (rank " + std::to_string(d.first) +
                                    ") did not declare its role");
     const Match& m = it->second;
-    const SideRecord& rec = m.side[d.role].front();
-    if (d.desc != rec.desc)
-        fail(Errc::inconsistent, what + "ranks " + std::to_string(rec.rank) + " and " +
+    const bool found = d.role == 0 ? d.desc == m.send.desc : m.find_recv(d.desc) >= 0;
+    if (!found)
+        fail(Errc::inconsistent, what + "ranks " + std::to_string(d.first) + " and " +
                                      std::to_string(d.rank) + " declared the " + role_name(d.role) +
                                      " side with different global data, partition, group or "
                                      "layout");
@@ -152,14 +205,14 @@ void check_member(const std::map<std::string, Match>& names, const MemberDeclara
         fail(Errc::inconsistent, what + "ranks " + std::to_string(m.side[0].front().rank) +
                                      " and " + std::to_string(d.rank) +
                                      " chose different strategies");
-    const std::vector<int>& ranks = m.ranks[d.role];
-    if (d.index < 0 || static_cast<std::size_t>(d.index) >= ranks.size() ||
-        ranks[static_cast<std::size_t>(d.index)] != d.rank)
+    const MatchedSide& side = m.of(d.role, d.desc);
+    if (d.index < 0 || static_cast<std::size_t>(d.index) >= side.ranks.size() ||
+        side.ranks[static_cast<std::size_t>(d.index)] != d.rank)
         fail(Errc::group, what + "rank " + std::to_string(d.rank) + " is not where the " +
                               role_name(d.role) + " group says it is");
-    const Distribution& dist = *m.dist[d.role];
+    const Distribution& dist = *side.dist;
     const LocalLayout ll =
-        bind_layout(m.layout[d.role], dist.local_extents(d.index), dist.shape().elem_size());
+        bind_layout(side.layout, dist.local_extents(d.index), dist.shape().elem_size());
     for (std::size_t b = 0; b < d.sizes.size(); ++b)
         if (d.sizes[b] < ll.bytes)
             fail(Errc::buffer_size, what + "rank " + std::to_string(d.rank) + "'s " +
@@ -168,10 +221,10 @@ void check_member(const std::map<std::string, Match>& names, const MemberDeclara
                                         " bytes but its block needs " + std::to_string(ll.bytes));
 }
 
-void fail_missing_member(const std::string& name, const Match& m, int role,
+void fail_missing_member(const std::string& name, const MatchedSide& side, int role,
                          const std::vector<bool>& declared) {
     const auto missing = std::find(declared.begin(), declared.end(), false) - declared.begin();
-    const std::vector<int>& ranks = m.ranks[role];
+    const std::vector<int>& ranks = side.ranks;
     if (static_cast<std::size_t>(missing) >= ranks.size())
         fail(Errc::internal, "transfer '" + name + "': more declarations than group members");
     fail(Errc::no_partner, "transfer '" + name + "': rank " +

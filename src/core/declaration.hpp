@@ -10,6 +10,7 @@
 
 #include "core/distribution.hpp"
 #include "core/layout.hpp"
+#include "core/plan.hpp"
 #include "core/wire.hpp"
 
 #include <map>
@@ -53,15 +54,34 @@ struct MemberDeclaration {
     std::vector<Index> sizes; // of its ring's buffers
 };
 
+// One side of a transfer as validation rebuilds it from its record. The
+// distribution is shared: a committed transfer keeps its sides (to plan its
+// reverse) after the commit's records are gone.
+struct MatchedSide {
+    std::vector<int> ranks; // the group, in group order
+    std::shared_ptr<const Distribution> dist;
+    Layout layout = Layout::packed(1);
+    std::string desc;
+    Side side() const { return {dist.get(), layout}; }
+};
+
 // Everything known about one name after the exchange; `validate` fills in
-// what follows the records.
+// what follows the records. A name has one sending side and one or more
+// receiving sides (fan-out): each receiving side is planned with the
+// sending side as its own pair.
 struct Match {
-    std::vector<SideRecord> side[2];
-    std::vector<int> ranks[2]; // group of each side, in group order
-    std::unique_ptr<Distribution> dist[2];
-    Layout layout[2] = {Layout::packed(1), Layout::packed(1)};
+    std::vector<SideRecord> side[2]; // as published; receiving sides by publishing rank
+    MatchedSide send;
+    std::vector<MatchedSide> recv; // one per receiving side, in side[1]'s order
     int strategy = 0;
-    std::vector<int> participants; // sorted ranks of the commit communicator
+    // Per receiving side: the sorted ranks of its pair (sending group and
+    // that receiving group), in the commit communicator.
+    std::vector<std::vector<int>> participants;
+    // The receiving side whose description is `desc`, or -1.
+    int find_recv(const std::string& desc) const;
+    // The side a role of description `desc` belongs to: the sending side, or
+    // its receiving side (which must exist).
+    const MatchedSide& of(int role, const std::string& desc) const;
 };
 
 // Groups the published side records by name: `all` holds the parts of the
@@ -69,8 +89,9 @@ struct Match {
 // followed by that many records. Throws Errc::internal on corrupt bytes.
 std::map<std::string, Match> match_sides(const std::byte* all, std::size_t bytes);
 
-// The checks every process makes alike on one name: both sides published
-// once each, with one strategy, compatible with each other. Throws
+// The checks every process makes alike on one name: one sending side, at
+// least one receiving side, no process in two receiving sides, one
+// strategy, each receiving side compatible with the sending side. Throws
 // core::Error with the transfer's name in the message.
 void validate(const std::string& name, Match& m);
 
@@ -81,7 +102,7 @@ void check_member(const std::map<std::string, Match>& names, const MemberDeclara
 
 // The error when a side's group has members that did not declare: `declared`
 // holds, per group index, whether that member declared.
-[[noreturn]] void fail_missing_member(const std::string& name, const Match& m, int role,
+[[noreturn]] void fail_missing_member(const std::string& name, const MatchedSide& side, int role,
                                       const std::vector<bool>& declared);
 
 } // namespace dri::core

@@ -183,6 +183,14 @@ Index Distribution::first_segment_ending_after(int d, int c, Index g) const {
 }
 
 void Distribution::check_disjoint_covering() const {
+    check_owned("sending", true);
+}
+
+void Distribution::check_disjoint(const std::string& which) const {
+    check_owned(which, false);
+}
+
+void Distribution::check_owned(const std::string& which, bool covering) const {
     for (int d = 0; d < ndims(); ++d) {
         const DimPartition& dp = part_[static_cast<std::size_t>(d)];
         if (dp.kind != PartKind::ranges) continue; // disjoint and covering by construction
@@ -192,19 +200,19 @@ void Distribution::check_disjoint_covering() const {
         std::sort(rs.begin(), rs.end(),
                   [](const Range& a, const Range& b) { return a.first < b.first; });
         Index next = 0;
-        const std::string where = "sending partition, dimension " + std::to_string(d) + ": ";
+        const std::string where = which + " partition, dimension " + std::to_string(d) + ": ";
         for (const Range& r : rs) {
             if (r.first < next)
                 fail(Errc::not_disjoint, where + "elements " + std::to_string(r.first) + ".." +
                                              std::to_string(std::min(r.last, next - 1)) +
                                              " are owned by two processes");
-            if (r.first > next)
+            if (covering && r.first > next)
                 fail(Errc::not_covering, where + "elements " + std::to_string(next) + ".." +
                                              std::to_string(r.first - 1) +
                                              " are owned by no process");
-            next = r.last + 1;
+            next = std::max(next, r.last + 1);
         }
-        if (next != shape_.extent(d))
+        if (covering && next != shape_.extent(d))
             fail(Errc::not_covering, where + "elements " + std::to_string(next) + ".." +
                                          std::to_string(shape_.extent(d) - 1) +
                                          " are owned by no process");

@@ -59,8 +59,12 @@ class Distribution {
     // The sending side: throws not_disjoint / not_covering when some element
     // is owned twice or never. Overlap cells are not owned and never sent.
     void check_disjoint_covering() const;
+    // Throws not_disjoint when some element is owned twice (`which` names the
+    // side in the message).
+    void check_disjoint(const std::string& which) const;
 
   private:
+    void check_owned(const std::string& which, bool covering) const;
     Shape shape_;
     Partition part_;
     int nprocs_;

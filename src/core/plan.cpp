@@ -27,8 +27,21 @@ struct Piece {
     PieceKind kind = PieceKind::run;
 };
 
-std::vector<Piece> recv_pieces(const Distribution& dist, int d, int c) {
+// The receiver's owned cells along one dimension (no overlap, no edges).
+std::vector<Piece> owned_pieces(const Distribution& dist, int d, int c) {
+    std::vector<Piece> out;
+    const Index cnt = dist.segment_count(d, c);
+    for (Index k = 0; k < cnt; ++k) {
+        const Segment s = dist.segment(d, c, k);
+        const Index n = s.own_hi - s.own_lo;
+        if (n > 0) out.push_back({s.local + (s.own_lo - s.lo), n, s.own_lo, PieceKind::run});
+    }
+    return out;
+}
+
+std::vector<Piece> recv_pieces(const Distribution& dist, int d, int c, Cells cells = Cells::all) {
     const Index n = dist.shape().extent(d);
+    if (cells == Cells::owned) return owned_pieces(dist, d, c);
     const EdgePolicy edge = dist.partition()[static_cast<std::size_t>(d)].edge;
     std::vector<Piece> out;
     auto outside = [&](Index local, Index count, Index g) {
@@ -278,8 +291,8 @@ std::vector<Region> fill_regions(const Distribution& rd, const LocalLayout& rl, 
 // coordinate of the other side.
 using DimRuns = std::vector<std::vector<std::vector<Run>>>; // [d][other coord] -> runs
 
-DimRuns runs_from_sender(const Distribution& sd, const Distribution& rd,
-                         const std::vector<int>& cs) {
+DimRuns runs_from_sender(const Distribution& sd, const Distribution& rd, const std::vector<int>& cs,
+                         Cells cells) {
     DimRuns out(static_cast<std::size_t>(sd.ndims()));
     for (int d = 0; d < sd.ndims(); ++d) {
         const int pr = rd.grid()[static_cast<std::size_t>(d)];
@@ -287,16 +300,16 @@ DimRuns runs_from_sender(const Distribution& sd, const Distribution& rd,
         od.resize(static_cast<std::size_t>(pr));
         for (int cr = 0; cr < pr; ++cr)
             od[static_cast<std::size_t>(cr)] =
-                match_dim(sd, d, cs[static_cast<std::size_t>(d)], recv_pieces(rd, d, cr));
+                match_dim(sd, d, cs[static_cast<std::size_t>(d)], recv_pieces(rd, d, cr, cells));
     }
     return out;
 }
 
-DimRuns runs_to_receiver(const Distribution& sd, const Distribution& rd,
-                         const std::vector<int>& cr) {
+DimRuns runs_to_receiver(const Distribution& sd, const Distribution& rd, const std::vector<int>& cr,
+                         Cells cells) {
     DimRuns out(static_cast<std::size_t>(sd.ndims()));
     for (int d = 0; d < sd.ndims(); ++d) {
-        const std::vector<Piece> pieces = recv_pieces(rd, d, cr[static_cast<std::size_t>(d)]);
+        const auto pieces = recv_pieces(rd, d, cr[static_cast<std::size_t>(d)], cells);
         const int ps = sd.grid()[static_cast<std::size_t>(d)];
         auto& od = out[static_cast<std::size_t>(d)];
         od.resize(static_cast<std::size_t>(ps));
@@ -394,7 +407,8 @@ std::vector<std::vector<Range>> pair_global_ranges(const Side& send, const Side&
     return out;
 }
 
-LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int recv_index) {
+LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int recv_index,
+                     Cells cells) {
     check_sides(send, recv);
     const Distribution& sd = *send.dist;
     const Distribution& rd = *recv.dist;
@@ -402,7 +416,7 @@ LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int rec
     plan.elem_size = sd.shape().elem_size();
     if (send_index >= 0) {
         plan.send_layout = bind(send, send_index);
-        const DimRuns dr = runs_from_sender(sd, rd, sd.coords(send_index));
+        const DimRuns dr = runs_from_sender(sd, rd, sd.coords(send_index), cells);
         PeerStrides strides(plan.send_layout, recv, true);
         for_each_peer(
             dr, [&](const std::vector<int>& cr, const std::vector<const std::vector<Run>*>& runs) {
@@ -418,7 +432,7 @@ LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int rec
     }
     if (recv_index >= 0) {
         plan.recv_layout = bind(recv, recv_index);
-        const DimRuns dr = runs_to_receiver(sd, rd, rd.coords(recv_index));
+        const DimRuns dr = runs_to_receiver(sd, rd, rd.coords(recv_index), cells);
         PeerStrides strides(plan.recv_layout, send, false);
         for_each_peer(
             dr, [&](const std::vector<int>& cs, const std::vector<const std::vector<Run>*>& runs) {
@@ -428,9 +442,8 @@ LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int rec
                 emit_regions(runs, strides.get(s), plan.recvs.back().regions);
                 plan.recvs.back().elements = count_elements(plan.recvs.back().regions);
             });
-        plan.fills = fill_regions(rd, plan.recv_layout, recv_index);
+        if (cells == Cells::all) plan.fills = fill_regions(rd, plan.recv_layout, recv_index);
     }
     return plan;
 }
-
 } // namespace dri::core

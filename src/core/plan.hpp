@@ -62,10 +62,17 @@ struct LocalPlan {
 // their distributions.
 void check_sides(const Side& send, const Side& recv);
 
+// Which receiver cells a plan fills: every stored cell (a reorganization),
+// or only the receivers' owned cells, without overlap copies, edge cells or
+// fills (the owner's copy of each element, which a REPLACE reverse takes
+// back).
+enum class Cells { all, owned };
+
 // The plan of the process that is sender `send_index` (or -1) and receiver
 // `recv_index` (or -1). Cost is proportional to the process grid extents plus
 // the regions produced, not to the total number of processes squared.
-LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int recv_index);
+LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int recv_index,
+                     Cells cells = Cells::all);
 
 // Regions sender `s` moves to receiver `r` (both indices on their side).
 std::vector<Region> pair_regions(const Side& send, const Side& recv, int s, int r);

@@ -69,6 +69,34 @@ class CaseGenerator {
         }
     }
 
+    // One more receiving side for c's data (a fan-out): its own process
+    // count, partition, distribution and layout.
+    struct Receiver {
+        int procs = 1;
+        core::Partition part;
+        std::unique_ptr<core::Distribution> dist;
+        core::Layout layout = core::Layout::packed(1);
+        core::Side side() const { return {dist.get(), layout}; }
+    };
+    Receiver another_receiver(const RandomCase& c) {
+        for (;;) {
+            Receiver r;
+            r.procs = static_cast<int>(uniform(1, max_procs_));
+            const auto g = factor(r.procs, c.shape.ndims());
+            for (int d = 0; d < c.shape.ndims(); ++d)
+                r.part.push_back(
+                    dim_partition(c.shape.extent(d), g[static_cast<std::size_t>(d)], false));
+            try {
+                r.dist = std::make_unique<core::Distribution>(c.shape, r.part, r.procs);
+            } catch (const core::Error& e) {
+                if (e.code() != core::Errc::grid) throw;
+                continue;
+            }
+            r.layout = layout(*r.dist);
+            return r;
+        }
+    }
+
   private:
     std::mt19937_64 rng_;
     int max_procs_;

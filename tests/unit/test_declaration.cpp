@@ -85,10 +85,53 @@ TEST_CASE("side records: a complete transfer validates; the group, plan sides an
     REQUIRE(names.count("t"));
     Match& m = names.at("t");
     validate("t", m);
-    CHECK(m.ranks[0] == std::vector<int>{0, 1, 2});
-    CHECK(m.ranks[1] == std::vector<int>{3, 1});
-    CHECK(m.participants == std::vector<int>{0, 1, 2, 3});
-    CHECK(m.dist[1]->nprocs() == 2);
+    CHECK(m.send.ranks == std::vector<int>{0, 1, 2});
+    REQUIRE(m.recv.size() == 1);
+    CHECK(m.recv[0].ranks == std::vector<int>{3, 1});
+    CHECK(m.participants == std::vector<std::vector<int>>{{0, 1, 2, 3}});
+    CHECK(m.recv[0].dist->nprocs() == 2);
+}
+
+TEST_CASE("side records: a fan-out has one pair per receiving side") {
+    // "zebra": rank 0 produces; ranks 1 and 2 consume with other layouts,
+    // and 3 and 4 as one more side; they need not know of each other.
+    auto names = published({side("z", 0, {0}, "whole,whole"), side("z", 1, {1}, "whole,whole"),
+                            side("z", 1, {2}, "block,whole"), side("z", 1, {3, 4}, "whole,block")});
+    Match& m = names.at("z");
+    validate("z", m);
+    REQUIRE(m.recv.size() == 3);
+    CHECK(m.participants == std::vector<std::vector<int>>{{0, 1}, {0, 2}, {0, 3, 4}});
+    CHECK(m.find_recv(side("z", 1, {3, 4}, "whole,block").desc) == 2);
+    CHECK(m.find_recv(side("z", 1, {3, 4}, "block,whole").desc) == -1);
+    const Index whole = 12 * 8 * 4;
+    CHECK(code_of([&] {
+              check_member(names, member(side("z", 1, {2}, "block,whole"), 0, whole));
+          }) == Errc::success);
+    SUBCASE("a process in two receiving sides is an error naming the ranks") {
+        auto bad = published({side("z", 0, {0}, "whole,whole"), side("z", 1, {1, 2}, "whole,block"),
+                              side("z", 1, {2}, "block,whole")});
+        const dri::test::Thrown e = dri::test::thrown_by([&] { validate("z", bad.at("z")); });
+        CHECK(e.code == Errc::inconsistent);
+        CHECK(e.message.find("rank 2 is in two receiving sides, declared by ranks 1 and 2") !=
+              std::string::npos);
+    }
+    SUBCASE("a member whose group leader published another description") {
+        MemberDeclaration d = member(side("z", 1, {3, 4}, "whole,block"), 1, whole);
+        d.desc = side("z", 1, {3, 4}, "block,whole").desc;
+        const dri::test::Thrown e = dri::test::thrown_by([&] { check_member(names, d); });
+        CHECK(e.code == Errc::inconsistent);
+        CHECK(e.message.find("ranks 3 and 4 declared the receiving side") != std::string::npos);
+    }
+    SUBCASE("each receiving side must match the sending side") {
+        auto bad = published({side("z", 0, {0}, "whole,whole"), side("z", 1, {1}, "whole,whole"),
+                              side("z", 1, {2}, "block,whole")});
+        bad.at("z").side[1][1].desc =
+            side_description({2}, Shape(parse_shape("12x9"), parse_type("float")),
+                             parse_partition("block,whole"), Layout::packed(2));
+        const dri::test::Thrown e = dri::test::thrown_by([&] { validate("z", bad.at("z")); });
+        CHECK(e.code == Errc::mismatch);
+        CHECK(e.message.find("the receiving side of rank 2") != std::string::npos);
+    }
 }
 
 TEST_CASE("side records: what every process finds from the records alone") {
@@ -141,9 +184,10 @@ TEST_CASE("side records: what each process checks of its own declaration") {
         CHECK(code_of([&] { check_member(names, d); }) == Errc::no_partner);
     }
     SUBCASE("a member that did not declare is named") {
-        const std::string msg = dri::test::thrown_by([&] {
-                                    fail_missing_member("t", names.at("t"), 1, {true, false});
-                                }).message;
+        const std::string msg =
+            dri::test::thrown_by([&] {
+                fail_missing_member("t", names.at("t").recv[0], 1, {true, false});
+            }).message;
         CHECK(msg.find("rank 1 is in the receiving group but did not declare") !=
               std::string::npos);
     }

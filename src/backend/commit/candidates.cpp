@@ -13,19 +13,19 @@ int position(const std::vector<int>& sorted, int rank) {
     return static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), rank) - sorted.begin());
 }
 
-core::LocalPlan plan_of(const TransferImpl& t, const core::Match& m) {
-    const core::Side send{m.dist[0].get(), m.layout[0]}, recv{m.dist[1].get(), m.layout[1]};
+// This process's plan of the pair of the sending side and receiving side
+// `k`; `ri` is its index in that receiving side, or -1.
+core::LocalPlan plan_of(const TransferImpl& t, const core::Match& m, std::size_t k, int ri) {
     const int si = t.send ? t.send->dist->group->my_index : -1;
-    const int ri = t.recv ? t.recv->dist->group->my_index : -1;
-    return core::plan_local(send, recv, si, ri);
+    return core::plan_local(m.send.side(), m.recv[k].side(), si, ri);
 }
 
-ExecutorContext context_of(const TransferImpl& t, const core::Match& m) {
+ExecutorContext context_of(const TransferImpl& t, const core::Match& m, std::size_t k) {
     ExecutorContext ctx;
-    for (int r : m.ranks[0])
-        ctx.send_rank.push_back(position(m.participants, r));
-    for (int r : m.ranks[1])
-        ctx.recv_rank.push_back(position(m.participants, r));
+    for (int r : m.send.ranks)
+        ctx.send_rank.push_back(position(m.participants[k], r));
+    for (int r : m.recv[k].ranks)
+        ctx.recv_rank.push_back(position(m.participants[k], r));
     if (t.send) ctx.send_buffers = t.send->buffers;
     return ctx;
 }
@@ -39,9 +39,10 @@ bool peers_exchange(const core::LocalPlan& plan, MPI_Comm comm) {
 
 } // namespace
 
-Candidates build_candidates(const TransferImpl& t, const core::Match& m, MPI_Comm comm) {
-    const core::LocalPlan plan = plan_of(t, m);
-    ExecutorContext ctx = context_of(t, m);
+Candidates build_candidates(const TransferImpl& t, const core::Match& m, std::size_t k, int ri,
+                            MPI_Comm comm) {
+    const core::LocalPlan plan = plan_of(t, m, k, ri);
+    ExecutorContext ctx = context_of(t, m, k);
     const auto requested = static_cast<Strategy>(m.strategy);
     const bool peers = requested == Strategy::automatic && peers_exchange(plan, comm);
     const Choice choice = choose(requested, peers);
@@ -67,9 +68,9 @@ Candidates build_candidates(const TransferImpl& t, const core::Match& m, MPI_Com
     return c;
 }
 
-void keep_fastest(const TransferImpl& t, Candidates& c) {
+void keep_fastest(const TransferImpl& t, Candidates& c, bool receives) {
     const std::byte* send = t.send ? t.send->buffers[0].data() : nullptr;
-    std::byte* recv = t.recv ? t.recv->buffers[0].data() : nullptr;
+    std::byte* recv = receives ? t.recv->buffers[0].data() : nullptr;
     std::size_t best = 0;
     double best_time = 0;
     for (std::size_t k = 0; k < c.execs.size(); ++k) {

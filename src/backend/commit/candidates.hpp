@@ -21,15 +21,19 @@ struct Candidates {
     std::vector<MPI_Comm> comms; // each executor's (owned by it)
 };
 
-// Collective over `comm`, the communicator of the transfer's participants
-// (borrowed: every executor gets a duplicate). Throws, the same error on
-// every participant, when a forced strategy does not apply.
-Candidates build_candidates(const TransferImpl& t, const core::Match& m, MPI_Comm comm);
+// The executors of the pair of the sending side and receiving side `k` of
+// `m`, in which this process is receiver `ri` (or -1). Collective over
+// `comm`, the communicator of the pair's participants (borrowed: every
+// executor gets a duplicate). Throws, the same error on every participant,
+// when a forced strategy does not apply.
+Candidates build_candidates(const TransferImpl& t, const core::Match& m, std::size_t k, int ri,
+                            MPI_Comm comm);
 
 // Collective over the transfer's participants: times every candidate (one
 // warm-up, then the median of three runs, the slowest participant counting)
 // and keeps only the fastest. Moves the user's buffers (receive buffers are
 // overwritten, like FFTW_MEASURE).
-void keep_fastest(const TransferImpl& t, Candidates& c);
+// `receives`: whether this process receives in this pair.
+void keep_fastest(const TransferImpl& t, Candidates& c, bool receives);
 
 } // namespace dri::detail

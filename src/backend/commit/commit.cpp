@@ -8,7 +8,8 @@
 // 3. validation: ... and validates every name with the same data and the
 //    same code (core/declaration.cpp), checks its own declarations against
 //    their sides (agreed), and a count per side shows every member declared.
-// 4. communicators: one per name over its participants.
+// 4. communicators: one per pair of the sending side and a receiving side
+//    (a name has several receiving sides when it fans out).
 // 5. plans and executors: the strategies the request allows
 //    (candidates.cpp, strategies/table.cpp); all agree on the outcome.
 // 6. measurement: with several candidates, time them and keep the fastest.
@@ -20,6 +21,7 @@
 #include "backend/runtime/init.hpp"
 #include "backend/shared_memory.hpp"
 #include "backend/strategies/executor.hpp"
+#include "backend/strategies/fanout.hpp"
 
 #include <map>
 
@@ -62,57 +64,82 @@ Local check_local(MPI_Comm comm, std::span<TransferImpl* const> xfers) {
     return local;
 }
 
-// Phase 4: one communicator per name over its participants (collective over
-// `work`, names in sorted order on every process); null where this process
-// takes no part.
-std::map<std::string, MPI_Comm> split_by_name(MPI_Comm work, const Names& names,
-                                              const Local& local) {
+// Phase 4: one communicator per pair (sending side, receiving side) over
+// the pair's participants (collective over `work`, names in sorted order and
+// receiving sides in order on every process); null where this process takes
+// no part.
+using PairComms = std::map<std::string, std::vector<MPI_Comm>>;
+
+PairComms split_by_pair(MPI_Comm work, const Names& names, const Local& local) {
     int me = 0;
     check_mpi(MPI_Comm_rank(work, &me), "MPI_Comm_rank");
-    std::map<std::string, MPI_Comm> comms;
+    PairComms comms;
     for (const auto& [name, m] : names) {
-        const bool part = local.count(name) != 0;
-        MPI_Comm c = MPI_COMM_NULL;
-        check_mpi(MPI_Comm_split(work, part ? 0 : MPI_UNDEFINED, me, &c), "MPI_Comm_split");
-        if (!part) continue;
-        count_handle(+1);
-        comms[name] = c;
-        check_mpi(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+        const auto it = local.find(name);
+        const int mine = it == local.end() ? -1 : receiving_side(*it->second, m);
+        for (std::size_t k = 0; k < m.recv.size(); ++k) {
+            const bool part =
+                it != local.end() && (it->second->send || mine == static_cast<int>(k));
+            MPI_Comm c = MPI_COMM_NULL;
+            check_mpi(MPI_Comm_split(work, part ? 0 : MPI_UNDEFINED, me, &c), "MPI_Comm_split");
+            if (part) {
+                count_handle(+1);
+                check_mpi(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+            }
+            comms[name].push_back(c);
+        }
     }
     return comms;
 }
 
-// Frees the per-name communicators when the commit ends (executors hold
+// Frees the per-pair communicators when the commit ends (executors hold
 // duplicates of their own).
-struct NameComms {
-    std::map<std::string, MPI_Comm> comms;
-    ~NameComms() {
-        for (auto& [name, c] : comms)
-            free_comm(c);
+struct ScopedPairComms {
+    PairComms comms;
+    ~ScopedPairComms() {
+        for (auto& [name, cs] : comms)
+            for (MPI_Comm& c : cs)
+                free_comm(c);
     }
 };
 
-// Every ring buffer in DRI shared memory pins its allocation: DRI_Free_mem
-// refuses while the transfer is committed, whatever the strategy.
-void pin_rings(TransferImpl& t) {
-    for (const auto* role : {&t.send, &t.recv}) {
-        if (!*role) continue;
-        for (const std::span<std::byte>& b : (*role)->buffers) {
-            SharedBlock* blk = shared_find_own(b.data(), static_cast<core::Index>(b.size()));
-            if (!blk) continue;
-            shared_use(blk, +1);
-            t.pinned.push_back(blk);
-        }
+// Phase 5 for one transfer: the candidates of every pair it takes part in.
+struct Pairs {
+    std::vector<Candidates> built;
+    std::vector<bool> receives;
+};
+
+// Every pair is built even after one failed (its error is agreed among its
+// participants only): the processes of a later pair, or of a later
+// transfer, wait in its collectives for this one. `first` keeps the first
+// failure, which the caller agrees on over every process.
+void build_pairs(const TransferImpl& t, const core::Match& m, const std::vector<MPI_Comm>& comms,
+                 Pairs& p, Status& first) {
+    const int mine = receiving_side(t, m);
+    for (std::size_t k = 0; k < comms.size(); ++k) {
+        if (comms[k] == MPI_COMM_NULL) continue;
+        const bool receives = mine == static_cast<int>(k);
+        const int ri = receives ? t.recv->dist->group->my_index : -1;
+        const Status st = capture([&] {
+            p.built.push_back(build_candidates(t, m, k, ri, comms[k]));
+            p.receives.push_back(receives);
+        });
+        if (st.failed() && !first.failed()) first = st;
     }
 }
 
 // Phase 7.
-void install(const Local& local, std::map<std::string, Candidates>& built) {
-    for (auto& [name, c] : built) {
+void install(const Local& local, Names& names, std::map<std::string, Pairs>& built) {
+    for (auto& [name, p] : built) {
         TransferImpl& t = *local.at(name);
-        pin_rings(t);
-        t.exec = std::move(c.execs.front());
-        t.chosen = c.kinds.front();
+        t.pin_rings();
+        t.recv_side = receiving_side(t, names.at(name));
+        t.sides = std::make_shared<const core::Match>(std::move(names.at(name)));
+        std::vector<PairExecutor> execs;
+        for (std::size_t i = 0; i < p.built.size(); ++i)
+            execs.push_back({std::move(p.built[i].execs.front()), p.receives[i]});
+        t.exec = make_fanout(std::move(execs));
+        t.chosen = p.built.front().kinds.front();
         t.committed = true;
         for (auto* role : {&t.send, &t.recv})
             if (*role) (*role)->current = 0;
@@ -129,17 +156,19 @@ void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const
     Local local;
     agree(work.get(), pre.failed() ? pre : capture([&] { local = check_local(comm, xfers); }));
     Names names = exchange_declarations(work.get(), xfers);
-    const NameComms comms{split_by_name(work.get(), names, local)};
-    std::map<std::string, Candidates> built;
+    const ScopedPairComms comms{split_by_pair(work.get(), names, local)};
+    std::map<std::string, Pairs> built;
+    Status first;
+    for (const auto& [name, t] : local)
+        build_pairs(*t, names.at(name), comms.comms.at(name), built[name], first);
+    agree(work.get(), first);
     agree(work.get(), capture([&] {
-              for (const auto& [name, t] : local)
-                  built[name] = build_candidates(*t, names.at(name), comms.comms.at(name));
+              for (auto& [name, p] : built)
+                  for (std::size_t i = 0; i < p.built.size(); ++i)
+                      if (p.built[i].execs.size() > 1)
+                          keep_fastest(*local.at(name), p.built[i], p.receives[i]);
           }));
-    agree(work.get(), capture([&] {
-              for (auto& [name, c] : built)
-                  if (c.execs.size() > 1) keep_fastest(*local.at(name), c);
-          }));
-    install(local, built);
+    install(local, names, built);
 }
 
 } // namespace dri::detail

@@ -72,33 +72,46 @@ void check_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Na
 // Only when one is not do the processes say which index they hold, to name
 // the missing one.
 void count_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Names& names) {
-    std::vector<long long> count(2 * names.size(), 0);
-    const auto slot = [&](const std::string& name, int id) {
-        return 2 * static_cast<std::size_t>(std::distance(names.begin(), names.find(name))) +
-               static_cast<std::size_t>(id);
+    std::map<std::string, std::size_t> first; // the name's first slot: its sending side
+    std::size_t slots = 0;
+    for (const auto& [name, m] : names) {
+        first[name] = slots;
+        slots += 1 + m.recv.size();
+    }
+    const auto slot = [&](const TransferImpl& t, int id, const Role& role) {
+        const core::Match& m = names.at(t.name);
+        return first.at(t.name) +
+               (id == 0 ? 0 : 1 + static_cast<std::size_t>(m.find_recv(description(role))));
     };
-    for_each_role(xfers,
-                  [&](const TransferImpl& t, int id, const Role&) { ++count[slot(t.name, id)]; });
+    std::vector<long long> count(slots, 0);
+    for_each_role(xfers, [&](const TransferImpl& t, int id, const Role& role) {
+        ++count[slot(t, id, role)];
+    });
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, count.data(), static_cast<int>(count.size()),
                             MPI_LONG_LONG, MPI_SUM, comm),
               "MPI_Allreduce");
-    std::size_t k = 0;
     for (const auto& [name, m] : names)
-        for (int id = 0; id < 2; ++id, ++k) {
-            if (count[k] == static_cast<long long>(m.ranks[id].size())) continue;
-            std::vector<int> held(m.ranks[id].size(), 0);
-            for_each_role(xfers, [&](const TransferImpl& t, int rid, const Role& role) {
-                if (t.name == name && rid == id)
+        for (std::size_t k = 0; k <= m.recv.size(); ++k) {
+            const core::MatchedSide& side = k == 0 ? m.send : m.recv[k - 1];
+            if (count[first.at(name) + k] == static_cast<long long>(side.ranks.size())) continue;
+            std::vector<int> held(side.ranks.size(), 0);
+            for_each_role(xfers, [&](const TransferImpl& t, int id, const Role& role) {
+                if (t.name == name && slot(t, id, role) == first.at(name) + k)
                     held[static_cast<std::size_t>(role.dist->group->my_index)] = 1;
             });
             check_mpi(MPI_Allreduce(MPI_IN_PLACE, held.data(), static_cast<int>(held.size()),
                                     MPI_INT, MPI_MAX, comm),
                       "MPI_Allreduce");
-            core::fail_missing_member(name, m, id, std::vector<bool>(held.begin(), held.end()));
+            core::fail_missing_member(name, side, k == 0 ? 0 : 1,
+                                      std::vector<bool>(held.begin(), held.end()));
         }
 }
 
 } // namespace
+
+int receiving_side(const TransferImpl& t, const core::Match& m) {
+    return t.recv ? m.find_recv(description(*t.recv)) : -1;
+}
 
 Names exchange_declarations(MPI_Comm comm, std::span<TransferImpl* const> xfers) {
     Names names = publish_sides(comm, xfers);

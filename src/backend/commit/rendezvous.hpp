@@ -22,4 +22,8 @@ namespace dri::detail {
 std::map<std::string, core::Match> exchange_declarations(MPI_Comm comm,
                                                          std::span<TransferImpl* const> xfers);
 
+// The receiving side of `m` that this process's receiving role of `t`
+// belongs to (after the exchange), or -1 when it has no receiving role.
+int receiving_side(const TransferImpl& t, const core::Match& m);
+
 } // namespace dri::detail

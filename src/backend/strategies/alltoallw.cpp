@@ -1,4 +1,4 @@
-// ALLTOALLW: one MPI_Alltoallw (or MPI_Ialltoallw) with one committed
+// ALLTOALLW: one MPI_Ialltoallw with one committed
 // derived datatype per peer and side; the self part and zero fills are local
 // copies.
 #include "backend/datatype.hpp"
@@ -45,14 +45,10 @@ class AlltoallwExecutor final : public CommExecutor {
 
     ~AlltoallwExecutor() override { release(); }
 
-    void run(const std::byte* send, std::byte* recv) override {
-        run_local(local_, send, recv);
-        check_mpi(MPI_Alltoallw(send ? send : &dummy_, scounts_.data(), sdispls_.data(),
-                                stypes_.data(), recv ? recv : &dummy_, rcounts_.data(),
-                                rdispls_.data(), rtypes_.data(), comm_),
-                  "MPI_Alltoallw");
-    }
-
+    // run() is start() then wait(), the non-blocking collective: one
+    // process's DRI_Do must match another's DRI_Do_start (a fan-out
+    // producer starts all its pairs before waiting), and a blocking
+    // MPI_Alltoallw never matches an MPI_Ialltoallw.
     void start(const std::byte* send, std::byte* recv) override {
         check_mpi(MPI_Ialltoallw(send ? send : &dummy_, scounts_.data(), sdispls_.data(),
                                  stypes_.data(), recv ? recv : &dummy_, rcounts_.data(),

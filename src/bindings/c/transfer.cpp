@@ -173,6 +173,16 @@ int DRI_Transfer_current(DRI_Transfer xfer, int* send_buffer, int* recv_buffer) 
     });
 }
 
+int DRI_Transfer_reverse(DRI_Transfer forward, DRI_Combine op, DRI_Transfer* reverse) {
+    return api([&] {
+        detail::require_initialized();
+        need_ptr(reverse, "output handle");
+        const XferP f = lookup<XferP>(forward, "transfer");
+        *reverse =
+            add<DRI_Transfer>(detail::reverse_transfer(*f, static_cast<core::CombineOp>(op)));
+    });
+}
+
 int DRI_Transfer_destroy(DRI_Transfer* xfer) {
     return api([&] {
         detail::require_initialized();

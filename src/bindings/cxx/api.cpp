@@ -256,6 +256,11 @@ int Transfer::current_recv_buffer() const {
 const std::string& Transfer::name() const {
     return checked().name;
 }
+Transfer Transfer::reverse(Combine op) const {
+    return Transfer(guarded(
+        [&] { return detail::reverse_transfer(checked(), static_cast<core::CombineOp>(op)); }));
+}
+
 Strategy Transfer::chosen_strategy() const {
     return static_cast<Strategy>(checked().chosen);
 }
