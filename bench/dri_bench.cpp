@@ -3,7 +3,9 @@
 // and the baselines (MPI_Alltoallw with subarray types, the naive and the
 // expert hand-written pack + MPI_Alltoallv, ScaLAPACK's PxGEMR2D) and the
 // memcpy bound. Each method is checked against the oracle before it is
-// timed; times are the slowest rank's. See docs/bench.md.
+// timed; times are the slowest rank's. --scenario reverse_halo times the
+// reverse (SUM) of a halo exchange against a hand-written accumulation
+// instead (bench/reverse_halo.cpp). See docs/bench.md.
 //
 //   mpiexec.mpich -n 2 dri-bench --shape 4096x4096 --type cfloat --send block,whole
 //       --recv whole,block --recv-order 1,0 --reps 50 --json out.json

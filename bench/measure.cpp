@@ -37,14 +37,20 @@ double timed_call(Driver& d, MPI_Comm comm) {
 // The first mismatch on any rank, on every rank ("" when all are right).
 std::string check(Driver& d, const Problem& pb, Rings& rings) {
     const int k = d.next();
-    rings.poison_recv(k);
+    if (d.m.verify) {
+        if (d.m.prepare) d.m.prepare(k);
+    } else {
+        rings.poison_recv(k);
+    }
     d.call();
     std::string err;
-    if (pb.me_recv >= 0) {
+    if (d.m.verify) {
+        err = d.m.verify(k);
+    } else if (pb.me_recv >= 0) {
         const auto& b = rings.recv[static_cast<std::size_t>(k)];
         err = test::check_receiver(*pb.rd, pb.rl, pb.me_recv, b.data(), pb.recv_bytes);
-        if (!err.empty()) err = "rank " + std::to_string(pb.rank) + ": " + err;
     }
+    if (!err.empty()) err = "rank " + std::to_string(pb.rank) + ": " + err;
     int bad = err.empty() ? 0 : 1, first = bad ? pb.rank : pb.size;
     MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, pb.comm);
     if (first == pb.size) return "";

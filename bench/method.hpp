@@ -26,6 +26,12 @@ struct Method {
     // This rank's cost of building it (DRI: the commit), measured by Probe.
     double setup_seconds = 0;
     long long heap_bytes = -1, rss_bytes = -1;
+    // A check of its own instead of the forward oracle's (the reverse
+    // scenarios, which write the send buffers): prepare(k) before the
+    // checked call k (restores its input, poisons what it writes), verify(k)
+    // after it returns this rank's first mismatch ("" when right).
+    std::function<void(int)> prepare = nullptr;
+    std::function<std::string(int)> verify = nullptr;
 };
 
 struct Skipped {
@@ -61,5 +67,10 @@ void add_naive_method(Catalog& cat, const Problem& pb, Rings& rings);
 void add_expert_method(Catalog& cat, const Problem& pb, Rings& rings);
 void add_scalapack_method(Catalog& cat, const Problem& pb, Rings& rings);
 void add_memcpy_bound(Catalog& cat, const Problem& pb, Rings& rings);
+// --scenario reverse_halo: the DRI reverse (SUM) of the halo exchange and the
+// hand-written Isend/Irecv accumulation, both from receive buffer k (the
+// halo'd blocks) into send buffer k (the owned blocks), checked against
+// their own oracle. Throws dri::core::Error where the scenario cannot apply.
+void add_reverse_halo_methods(Catalog& cat, const Problem& pb, Rings& rings);
 
 } // namespace dri::bench

@@ -17,8 +17,9 @@ std::vector<std::string> method_names() {
     std::vector<std::string> out;
     for (const std::string& s : strategy_list)
         out.push_back("dri_" + s);
-    for (const char* m : {"mpi_alltoallw_subarray", "naive_pack_alltoallv", "expert_pack_alltoallv",
-                          "scalapack_pxgemr2d", "memcpy_bound"})
+    for (const char* m :
+         {"mpi_alltoallw_subarray", "naive_pack_alltoallv", "expert_pack_alltoallv",
+          "scalapack_pxgemr2d", "memcpy_bound", "dri_reverse_sum", "expert_halo_isend_irecv"})
         out.emplace_back(m);
     return out;
 }
@@ -27,8 +28,15 @@ void add_bench_options(CLI::App& app, Options& o) {
     const std::string run = "Measurement";
     app.add_option("--scenario", o.scenario,
                    "a named reorganization instead of --send/--recv: corner_turn, pencil, "
-                   "cyclic, halo (flags: see the header of a run)")
-        ->check(CLI::IsMember({"corner_turn", "pencil", "cyclic", "halo"}))
+                   "cyclic, halo (flags: see the header of a run); reverse_halo times the "
+                   "reverse (SUM) of a wrapped halo exchange: halo cells added back into "
+                   "their owners (type double)")
+        ->check(CLI::IsMember({"corner_turn", "pencil", "cyclic", "halo", "reverse_halo"}))
+        ->group(run);
+    app.add_option("--halo", o.halo,
+                   "halo rows on each side for --scenario halo (default 8) and reverse_halo "
+                   "(default 2)")
+        ->check(CLI::Range(1, 1000000000))
         ->group(run);
     app.add_option("--size", o.spec.shape, "same as --shape (older name)")->group("");
     app.add_option("--send-ranks", o.send_ranks,
@@ -100,6 +108,21 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
             throw CLI::ValidationError("--send and --recv", "give both, or a --scenario");
         if (o.sweep == "ranks-per-node" && !(o.send_ranks.empty() && o.recv_ranks.empty()))
             throw CLI::ValidationError("--sweep ranks-per-node", "excludes rank lists");
+        if (o.halo >= 0 && o.scenario != "halo" && o.scenario != "reverse_halo")
+            throw CLI::ValidationError("--halo", "applies to --scenario halo and reverse_halo");
+        if (is_reverse_scenario(o.scenario)) {
+            // The same ranks on both sides: every rank of the run.
+            for (const char* flag :
+                 {"--send-ranks", "--recv-ranks", "--send-procs", "--recv-procs"})
+                if (app.count(flag))
+                    throw CLI::ValidationError(flag, "--scenario " + o.scenario +
+                                                         " runs over every rank on both sides");
+            if (!app.count("--type"))
+                o.spec.type = "double";
+            else if (o.spec.type != "double")
+                throw CLI::ValidationError("--type",
+                                           "--scenario " + o.scenario + " accumulates double only");
+        }
     } catch (const CLI::CallForHelp& e) {
         if (rank == 0) std::printf("%s", app.help().c_str());
         return 0;
@@ -111,13 +134,19 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
     if (o.spec.send.empty() && o.scenario.empty()) o.scenario = "corner_turn";
     for (const std::string& m : o.methods) // --methods dri_auto needs no --strategies auto
         if (m.rfind("dri_", 0) == 0 &&
+            std::find(strategy_list.begin(), strategy_list.end(), m.substr(4)) !=
+                strategy_list.end() &&
             std::find(o.strategies.begin(), o.strategies.end(), m.substr(4)) == o.strategies.end())
             o.strategies.push_back(m.substr(4));
     return -1;
 }
 
+bool is_reverse_scenario(const std::string& name) {
+    return name == "reverse_halo";
+}
+
 tools::SpecOptions scenario_spec(const std::string& name, const std::string& shape,
-                                 const std::string& type, int size) {
+                                 const std::string& type, int size, int halo) {
     tools::SpecOptions s;
     s.type = type;
     const auto need = [&](int nd, const char* dflt) {
@@ -147,8 +176,16 @@ tools::SpecOptions scenario_spec(const std::string& name, const std::string& sha
         s.recv = "cyclic(64),whole";
     } else if (name == "halo") {
         need(2, "4096x4096");
+        const std::string h = std::to_string(halo < 0 ? 8 : halo);
         s.send = "block,whole";
-        s.recv = "block~8:8,whole";
+        s.recv = "block~" + h + ":" + h + ",whole";
+    } else if (name == "reverse_halo") {
+        // The forward transfer is the wrapped halo exchange over the same
+        // ranks; the benchmark times its reverse (SUM).
+        need(2, "4096x4096");
+        const std::string h = std::to_string(halo < 0 ? 2 : halo);
+        s.send = "block,whole";
+        s.recv = "block~" + h + ":" + h + ":wrap,whole";
     } else {
         core::fail(core::Errc::arg, "unknown scenario " + name);
     }

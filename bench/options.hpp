@@ -12,6 +12,7 @@ namespace dri::bench {
 struct Options {
     tools::SpecOptions spec;
     std::string scenario; // a shorthand for a spec ("" when given by flags)
+    int halo = -1;        // halo rows each side (halo, reverse_halo); -1: the scenario's default
     std::string send_ranks, recv_ranks;
     std::vector<std::string> strategies{"alltoallw", "packed", "p2p", "shared", "hybrid"};
     std::vector<std::string> methods; // empty: every method
@@ -27,10 +28,15 @@ struct Options {
 int parse_options(int argc, char** argv, int rank, Options& o);
 
 // The spec of a named scenario at `size` ranks on the given shape (empty:
-// the scenario's default shape). Throws dri::core::Error for an unknown name
-// or a shape of the wrong dimension.
+// the scenario's default shape) with `halo` rows of overlap (halo and
+// reverse_halo; -1: the scenario's default). Throws dri::core::Error for an
+// unknown name or a shape of the wrong dimension. reverse_halo's spec is the
+// forward halo exchange; what is timed is its reverse (SUM).
 tools::SpecOptions scenario_spec(const std::string& name, const std::string& shape,
-                                 const std::string& type, int size);
+                                 const std::string& type, int size, int halo = -1);
+
+// Whether a scenario times the reverse (SUM) of its spec's transfer.
+bool is_reverse_scenario(const std::string& name);
 
 // The flags that give the same reorganization as `s` (printed and recorded
 // so a shorthand run can be reproduced, and changed, with flags).

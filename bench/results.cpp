@@ -25,6 +25,7 @@ RunResult summarise(const std::string& label, const Problem& pb, const Environme
                        t.heap,
                        t.rss,
                        {}};
+        m.checked = methods[i].check;
         m.gbps = m.stats.median > 0 ? static_cast<double>(r.bytes) / m.stats.median / 1e9 : 0;
         r.wrong |= !t.error.empty();
         if (methods[i].kind == Kind::baseline && (best == 0 || m.stats.median < best))
@@ -73,6 +74,9 @@ void print_run(const RunResult& r) {
     std::printf("  spec: %s\n  senders: ranks %s; receivers: ranks %s\n",
                 spec_flags(r.spec).c_str(), ranks_text(r.send_ranks).c_str(),
                 ranks_text(r.recv_ranks).c_str());
+    if (r.operation == "reverse_sum")
+        std::printf("  timed: the REVERSE of this transfer with SUM (every receiver's copies, halo "
+                    "cells included, added back into the senders' owned elements)\n");
     for (const Skipped& s : r.skipped)
         std::printf("  skipped %s: %s\n", s.name.c_str(), s.reason.c_str());
     std::printf("  %-24s %9s %9s %9s %9s %9s %6s %7s %7s | %9s %9s %8s %8s\n", "method (ms)",
@@ -87,11 +91,17 @@ void print_run(const RunResult& r) {
                     s.max * 1e3, s.jitter(), m.gbps, ratio, m.first * 1e3, m.setup * 1e3,
                     mib(m.heap).c_str(), mib(m.rss).c_str());
     }
+    std::string verified;
     for (const MethodResult& m : r.methods) {
         if (!m.note.empty()) std::printf("  %s: %s\n", m.name.c_str(), m.note.c_str());
         if (!m.error.empty())
             std::printf("  %s delivered WRONG DATA: %s\n", m.name.c_str(), m.error.c_str());
+        else if (m.checked)
+            verified += (verified.empty() ? "" : ", ") + m.name;
     }
+    if (!verified.empty())
+        std::printf("  verified (exact, every element on every rank, against the oracle): %s\n",
+                    verified.c_str());
     std::fflush(stdout);
 }
 
@@ -105,7 +115,8 @@ nlohmann::json method_json(const MethodResult& m) {
                         {"max_s", s.max},       {"mean_s", s.mean},
                         {"jitter", s.jitter()}, {"gbps", m.gbps},
                         {"first_s", m.first},   {"setup_s", m.setup},
-                        {"times_s", m.times},   {"correct", m.error.empty()}};
+                        {"times_s", m.times},   {"correct", m.error.empty()},
+                        {"checked", m.checked}};
     j["ratio_vs_best_baseline"] = m.ratio ? nlohmann::json(*m.ratio) : nlohmann::json();
     j["heap_bytes"] = m.heap >= 0 ? nlohmann::json(m.heap) : nlohmann::json();
     j["rss_bytes"] = m.rss >= 0 ? nlohmann::json(m.rss) : nlohmann::json();
@@ -117,6 +128,7 @@ nlohmann::json method_json(const MethodResult& m) {
 nlohmann::json run_json(const RunResult& r) {
     const tools::SpecOptions& s = r.spec;
     nlohmann::json j = {{"label", r.label},
+                        {"operation", r.operation},
                         {"shape", s.shape},
                         {"type", s.type},
                         {"bytes", r.bytes},

@@ -22,6 +22,7 @@ struct MethodResult {
     double first = 0, setup = 0, gbps = 0;
     long long heap = -1, rss = -1;
     std::optional<double> ratio; // best baseline's median over this median
+    bool checked = false;        // compared with the oracle before timing
 };
 
 struct RunResult {
@@ -33,6 +34,9 @@ struct RunResult {
     std::vector<MethodResult> methods;
     std::vector<Skipped> skipped;
     bool wrong = false;
+    // What was timed: "forward" (the spec's transfer) or "reverse_sum" (its
+    // reverse with SUM: the receivers' copies added back into the senders).
+    std::string operation = "forward";
 };
 
 RunResult summarise(const std::string& label, const Problem& pb, const Environment& env,

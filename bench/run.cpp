@@ -23,7 +23,7 @@ tools::SpecOptions resolve_spec(const Options& o, const std::string& shape, int 
         return s;
     }
     tools::SpecOptions s =
-        scenario_spec(o.scenario, shape.empty() ? o.spec.shape : shape, o.spec.type, size);
+        scenario_spec(o.scenario, shape.empty() ? o.spec.shape : shape, o.spec.type, size, o.halo);
     s.send_procs = o.spec.send_procs;
     s.recv_procs = o.spec.recv_procs;
     return s;
@@ -35,17 +35,23 @@ RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm co
     Rings rings(pb, o.buffers, o.memory == "shared");
     Catalog cat;
     cat.wanted = o.methods;
-    add_dri_methods(cat, pb, rings, o.strategies);
-    add_subarray_method(cat, pb, rings);
-    add_naive_method(cat, pb, rings);
-    add_expert_method(cat, pb, rings);
-    add_scalapack_method(cat, pb, rings);
-    add_memcpy_bound(cat, pb, rings);
+    const bool reverse = is_reverse_scenario(o.scenario);
+    if (reverse) {
+        add_reverse_halo_methods(cat, pb, rings);
+    } else {
+        add_dri_methods(cat, pb, rings, o.strategies);
+        add_subarray_method(cat, pb, rings);
+        add_naive_method(cat, pb, rings);
+        add_expert_method(cat, pb, rings);
+        add_scalapack_method(cat, pb, rings);
+        add_memcpy_bound(cat, pb, rings);
+    }
     const MeasureOptions mo{o.reps, o.warmup, o.sweep == "none"};
     const std::vector<Timings> t = measure(cat.methods, pb, rings, mo);
     RunResult r =
         summarise(o.scenario.empty() ? "custom" : o.scenario, pb, env, cat.methods, t, cat.skipped);
     r.spec = spec;
+    if (reverse) r.operation = "reverse_sum";
     return r;
 }
 
