@@ -108,6 +108,9 @@ void check(Fanout f) {
                              {S::automatic, true},
                              {S::shared, true},
                              {S::hybrid, true}}) {
+        // MEASURE times every candidate of every pair: at 3 ranks and on
+        // simulated nodes, not on 7 oversubscribed ranks.
+        if (s == S::measure && world_size() > 6) continue;
         f.strategy = s;
         f.shared_buffers = shared;
         f.nonblocking = ++i % 2 == 0;

@@ -357,7 +357,7 @@ TEST_CASE("reverse of a fan-out: every receiving side's copies come back") {
 }
 
 TEST_CASE("reverse: undefined operations and uncommitted transfers are refused") {
-    const core::Shape shape(core::parse_shape("6x4"), core::parse_type("record5"));
+    const core::Shape shape(core::parse_shape("14x12"), core::parse_type("record5"));
     const SideSpec send{"block,whole", core::Layout::packed(2), every_rank()};
     const SideSpec recv{"whole,block", core::Layout::packed(2), every_rank()};
     dri::Transfer t("not yet");
