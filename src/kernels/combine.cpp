@@ -2,6 +2,7 @@
 
 #include "core/multi_index.hpp"
 #include "kernels/copy.hpp"
+#include "kernels/offsets.hpp"
 
 #include <algorithm>
 #include <array>
@@ -130,17 +131,6 @@ template <class T, CombineOp Op>
 inline void line(const std::byte* s, std::byte* d, Index n, Index ss, Index ds) {
     for (Index i = 0; i < n; ++i)
         apply<T, Op>(d + i * ds, s + i * ss);
-}
-
-// Calls f(source offset, destination offset) for every index of `axes`.
-template <class F>
-void for_each_offset(const Axis* axes, int k, F&& f) {
-    for_each_index<2>(
-        k, [axes](int a) { return axes[a].n; },
-        [axes](int a) {
-            return std::array<Index, 2>{axes[a].s, axes[a].r};
-        },
-        [&f](const Index*, Index so, Index ro) { f(so, ro); });
 }
 
 // The walker: every element of `axes` in axis order, the innermost axis a line.

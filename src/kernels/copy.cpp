@@ -1,6 +1,7 @@
 #include "kernels/copy.hpp"
 
 #include "core/multi_index.hpp"
+#include "kernels/offsets.hpp"
 
 #include <algorithm>
 #include <array>
@@ -17,17 +18,6 @@ namespace dri::core {
 namespace {
 
 constexpr int max_axes = max_index_axes;
-
-// Calls f(source offset, destination offset) for every index of `axes`.
-template <class F>
-void for_each_offset(const Axis* axes, int k, F&& f) {
-    for_each_index<2>(
-        k, [axes](int a) { return axes[a].n; },
-        [axes](int a) {
-            return std::array<Index, 2>{axes[a].s, axes[a].r};
-        },
-        [&f](const Index*, Index so, Index ro) { f(so, ro); });
-}
 
 // E is the element size when it is one of the common ones (so the compiler
 // turns each memcpy into a move), 0 when only known at run time.

@@ -68,4 +68,21 @@ bool needs_big(core::Index bytes) {
     return !DRI_MPI_LARGE_COUNT && bytes > INT_MAX;
 }
 
+Message plan_message(const core::PeerRegions& p, int rank, core::Index elem, bool is_send,
+                     core::Index& scratch, bool packed) {
+    Message m;
+    m.rank = rank;
+    m.bytes = total_bytes(p.regions, elem);
+    m.route = packed ? Route::packed : route_of(p.regions, elem, is_send, &m.offset);
+    if (m.route == Route::datatype)
+        m.type = regions_datatype(p.regions, is_send ? SideOf::sender : SideOf::receiver, elem);
+    if (m.route == Route::packed) {
+        m.offset = scratch;
+        scratch = core::checked_add(scratch, (m.bytes + 63) / 64 * 64, "scratch size");
+    }
+    if (m.route != Route::datatype && needs_big(m.bytes)) m.type = byte_range_datatype(0, m.bytes);
+    m.regions = p.regions;
+    return m;
+}
+
 } // namespace dri::detail

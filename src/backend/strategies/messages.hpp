@@ -46,4 +46,21 @@ int recv_bytes(std::byte* buf, core::Index bytes, const Datatype& type, int peer
 // True when `bytes` cannot be an int count of MPI_BYTE in this build.
 bool needs_big(core::Index bytes);
 
+// One message of the point-to-point executors (P2P, the reverse).
+struct Message {
+    int rank = 0;
+    Route route = Route::packed;
+    core::Index bytes = 0;
+    core::Index offset = 0; // in the user's buffer (direct; 0 for datatype) or scratch (packed)
+    Datatype type;          // Route::datatype, or a byte range above INT_MAX on MPI-3
+    std::vector<core::Region> regions;
+};
+
+// The message carrying p's regions to or from `rank` (is_send: this
+// process's side is the regions' sender side) on the route route_of picks,
+// or through scratch when `packed` forces it; a packed message's place in
+// scratch is taken from *scratch (64-byte aligned), which grows.
+Message plan_message(const core::PeerRegions& p, int rank, core::Index elem, bool is_send,
+                     core::Index& scratch, bool packed = false);
+
 } // namespace dri::detail

@@ -49,36 +49,16 @@ class P2PExecutor final : public RequestExecutor {
     }
 
   private:
-    struct Msg {
-        int rank = 0;
-        Route route = Route::packed;
-        core::Index bytes = 0;
-        core::Index offset = 0; // in the user's buffer (direct; 0 for datatype) or scratch (packed)
-        Datatype type;          // Route::datatype, or a byte range above INT_MAX on MPI-3
-        std::vector<core::Region> regions;
-    };
+    using Msg = Message;
 
     void build(const core::LocalPlan& plan, const ExecutorContext& ctx) {
         int me = 0;
         check_mpi(MPI_Comm_rank(comm_, &me), "MPI_Comm_rank");
         core::Index soff = 0, roff = 0;
         auto add = [&](const core::PeerRegions& p, bool is_send, core::Index& scratch) {
-            Msg m;
-            m.rank = is_send ? ctx.recv_rank.at(static_cast<std::size_t>(p.peer))
-                             : ctx.send_rank.at(static_cast<std::size_t>(p.peer));
-            m.bytes = total_bytes(p.regions, elem_size());
-            m.route = route_of(p.regions, elem_size(), is_send, &m.offset);
-            if (m.route == Route::datatype)
-                m.type = regions_datatype(p.regions, is_send ? SideOf::sender : SideOf::receiver,
-                                          elem_size());
-            if (m.route == Route::packed) {
-                m.offset = scratch;
-                scratch = core::checked_add(scratch, (m.bytes + 63) / 64 * 64, "scratch size");
-            }
-            if (m.route != Route::datatype && needs_big(m.bytes))
-                m.type = byte_range_datatype(0, m.bytes);
-            m.regions = p.regions;
-            return m;
+            const int rank = is_send ? ctx.recv_rank.at(static_cast<std::size_t>(p.peer))
+                                     : ctx.send_rank.at(static_cast<std::size_t>(p.peer));
+            return plan_message(p, rank, elem_size(), is_send, scratch);
         };
         for (const core::PeerRegions& p : plan.recvs)
             recvs_.push_back(add(p, false, roff));

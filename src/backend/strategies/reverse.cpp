@@ -62,39 +62,19 @@ class ReverseExecutor final : public RequestExecutor {
     }
 
   private:
-    struct Msg {
-        int rank = 0;
-        Route route = Route::packed;
-        core::Index bytes = 0;
-        core::Index offset = 0; // in scratch (packed) or the user's buffer (direct)
-        Datatype type;
-        std::vector<core::Region> regions;
-    };
+    using Msg = Message;
 
     void build(const std::vector<ReversePart>& parts) {
         core::Index soff = 0, roff = 0;
-        const auto place = [](core::Index& scratch, core::Index bytes) {
-            const core::Index at = scratch;
-            scratch = core::checked_add(scratch, (bytes + 63) / 64 * 64, "scratch size");
-            return at;
-        };
         for (const ReversePart& p : parts) {
-            for (const core::PeerRegions& peer : p.plan.sends) {
-                Msg m = message(peer, p.send_rank);
-                m.route = route_of(m.regions, elem_size(), true, &m.offset);
-                if (m.route == Route::datatype)
-                    m.type = regions_datatype(m.regions, SideOf::sender, elem_size());
-                if (m.route == Route::packed) m.offset = place(soff, m.bytes);
-                if (m.route != Route::datatype && needs_big(m.bytes))
-                    m.type = byte_range_datatype(0, m.bytes);
-                outs_.push_back(std::move(m));
-            }
+            for (const core::PeerRegions& peer : p.plan.sends)
+                outs_.push_back(
+                    plan_message(peer, rank_of(p.send_rank, peer), elem_size(), true, soff));
+            // Contributions are combined, not stored: always through scratch.
             for (const core::PeerRegions& peer : p.plan.recvs) {
-                Msg m = message(peer, p.recv_rank);
-                m.offset = place(roff, m.bytes);
-                if (needs_big(m.bytes)) m.type = byte_range_datatype(0, m.bytes);
-                targets_.insert(targets_.end(), m.regions.begin(), m.regions.end());
-                ins_.push_back(std::move(m));
+                ins_.push_back(
+                    plan_message(peer, rank_of(p.recv_rank, peer), elem_size(), false, roff, true));
+                targets_.insert(targets_.end(), peer.regions.begin(), peer.regions.end());
             }
             self_.insert(self_.end(), p.plan.self.begin(), p.plan.self.end());
         }
@@ -154,12 +134,8 @@ class ReverseExecutor final : public RequestExecutor {
         return off / elem_size();
     }
 
-    Msg message(const core::PeerRegions& peer, const std::vector<int>& rank_of) const {
-        Msg m;
-        m.rank = rank_of.at(static_cast<std::size_t>(peer.peer));
-        m.bytes = total_bytes(peer.regions, elem_size());
-        m.regions = peer.regions;
-        return m;
+    static int rank_of(const std::vector<int>& ranks, const core::PeerRegions& peer) {
+        return ranks.at(static_cast<std::size_t>(peer.peer));
     }
 
     // Combines the messages that have arrived, in plan order: message i
