@@ -19,4 +19,11 @@ mkdir -p "$out"
 # HYBRID moves each piece (local copy, node shared memory, message).
 "$plan" --shape 16x16 --send block,whole --recv whole,block --send-procs 4 --recv-procs 4 \
   --recv-order 1,0 --ranks-per-node 2 --svg "$out/hybrid_plan.svg" >/dev/null
-echo "wrote $out/{corner_turn,halo,block_to_cyclic,hybrid_plan}.svg"
+# A fan-out: 2 row blocks -> 2 column blocks and, as a second receiving
+# side, 3 row blocks with a wrapped halo row on each side.
+"$plan" --shape 12x8 --send block,whole --send-procs 2 --recv whole,block/2 \
+  --also-recv "block/3~1:1:wrap,whole" --svg "$out/fanout_plan.svg" >/dev/null
+# The reverse of a halo exchange: where each receiver cell goes back.
+"$plan" --shape 12x8 --send block,whole --send-procs 3 --recv "block/3~1:1:wrap,whole" \
+  --reverse --svg "$out/reverse_plan.svg" >/dev/null
+echo "wrote $out/{corner_turn,halo,block_to_cyclic,hybrid_plan,fanout_plan,reverse_plan}.svg"

@@ -10,50 +10,29 @@
 // processes in the same order, as in a clique), and every piece says how
 // HYBRID moves it with send rings in DRI shared memory: a local copy, the
 // single copy through node shared memory, or a message.
+// --also-recv adds further receiving sides (a fan-out): each pair is printed,
+// and drawn as one panel per receiving side. --reverse prints (and draws)
+// the reverse of the first pair: which sender element each receiver cell
+// goes back into, and which cells are halo copies.
 #include "core/plan.hpp"
 #include "core/spec.hpp"
+#include "plan_reverse.hpp"
+#include "plan_svg.hpp"
 #include "spec_options.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <numeric>
 #include <sstream>
 #include <string>
 
 using namespace dri::core;
+using namespace dri::plan_view;
 
 namespace {
-
-std::string ranges_text(const std::vector<Range>& rs, std::size_t limit = 6) {
-    std::string s;
-    for (std::size_t i = 0; i < rs.size(); ++i) {
-        if (i == limit) return s + " ... (" + std::to_string(rs.size()) + " ranges)";
-        if (i) s += " ";
-        s += std::to_string(rs[i].first) + ":" + std::to_string(rs[i].last);
-    }
-    return s.empty() ? "-" : s;
-}
-
-std::string box_text(const std::vector<std::vector<Range>>& box) {
-    std::string s;
-    for (const auto& d : box)
-        s += "[" + ranges_text(d) + "]";
-    return s;
-}
-
-// Owned (stored = false) or stored ranges of process p, per dimension.
-std::vector<std::vector<Range>> block_ranges(const Distribution& d, int p, bool stored) {
-    const std::vector<int> c = d.coords(p);
-    std::vector<std::vector<Range>> out(c.size());
-    for (std::size_t k = 0; k < c.size(); ++k)
-        for (Index s = 0; s < d.segment_count(static_cast<int>(k), c[k]); ++s) {
-            const Segment seg = d.segment(static_cast<int>(k), c[k], s);
-            out[k].push_back(stored ? Range{seg.lo, seg.hi - 1}
-                                    : Range{seg.own_lo, seg.own_hi - 1});
-        }
-    return out;
-}
 
 void print_side(const char* name, const Distribution& d, const Layout& l) {
     std::cout << name << " side: " << d.nprocs() << " processes, grid ";
@@ -82,89 +61,6 @@ void print_region(const Region& r) {
     std::cout << '\n';
 }
 
-// --- SVG -------------------------------------------------------------------
-
-const char* const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1",
-                               "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#bab0ac"};
-const char* colour(int p) {
-    return palette[p % 10];
-}
-
-// Cells of the global array as one or more boxes of [first, last] ranges per
-// dimension; 1-D data is drawn as one row.
-using Box2 = std::pair<Range, Range>; // rows, columns
-
-std::vector<Box2> boxes(const std::vector<std::vector<Range>>& per_dim) {
-    std::vector<Box2> out;
-    if (per_dim.empty()) return out; // nothing (a pair that exchanges nothing)
-    if (per_dim.size() == 1) {
-        for (const Range& c : per_dim[0])
-            out.push_back({{0, 0}, c});
-        return out;
-    }
-    for (const Range& r : per_dim[0])
-        for (const Range& c : per_dim[1])
-            out.push_back({r, c});
-    return out;
-}
-
-class Svg {
-  public:
-    Svg(Index rows, Index cols) : rows_(rows), cols_(cols) {
-        cell_ = std::min(panel / static_cast<double>(cols), panel / static_cast<double>(rows));
-    }
-    // One panel: its title and origin.
-    void panel_at(int i, const std::string& title) {
-        x0_ = margin + i * (panel + gap);
-        out_ << "<text x='" << x0_ << "' y='" << margin - 12 << "' class='title'>" << title
-             << "</text>\n";
-        out_ << "<rect x='" << x0_ << "' y='" << margin << "' width='" << cols_ * cell_
-             << "' height='" << rows_ * cell_ << "' class='frame'/>\n";
-    }
-    void box(const Box2& b, const std::string& fill, const std::string& stroke,
-             const std::string& cls, const std::string& label) {
-        // Stored cells may lie outside the array (edge padding): clip to it.
-        const Index c0 = std::max<Index>(b.second.first, 0),
-                    c1 = std::min(b.second.last, cols_ - 1);
-        const Index r0 = std::max<Index>(b.first.first, 0), r1 = std::min(b.first.last, rows_ - 1);
-        if (c0 > c1 || r0 > r1) return;
-        const double x = x0_ + static_cast<double>(c0) * cell_;
-        const double y = margin + static_cast<double>(r0) * cell_;
-        const double w = static_cast<double>(c1 - c0 + 1) * cell_;
-        const double h = static_cast<double>(r1 - r0 + 1) * cell_;
-        out_ << "<rect x='" << x << "' y='" << y << "' width='" << w << "' height='" << h
-             << "' fill='" << fill << "' stroke='" << stroke << "' class='" << cls << "'/>\n";
-        if (!label.empty() && w >= 22 && h >= 14)
-            out_ << "<text x='" << x + w / 2 << "' y='" << y + h / 2 + 4 << "' class='label'>"
-                 << label << "</text>\n";
-    }
-    void note(int line, const std::string& text) {
-        out_ << "<text x='" << margin << "' y='" << margin + rows_ * cell_ + 24 + 16 * line
-             << "' class='note'>" << text << "</text>\n";
-    }
-    std::string finish(int panels, int notes) const {
-        std::ostringstream svg;
-        const double w = 2 * margin + panels * panel + (panels - 1) * gap;
-        const double h = margin + rows_ * cell_ + 24 + 16 * notes + 8;
-        svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << w << "' height='" << h
-            << "' viewBox='0 0 " << w << ' ' << h << "'>\n"
-            << "<style>text{font-family:sans-serif;font-size:12px}"
-               ".title{font-size:14px;font-weight:bold}.label{text-anchor:middle;fill:#fff}"
-               ".note{fill:#333}.frame{fill:none;stroke:#000;stroke-width:1.5}"
-               ".owned{stroke-width:1;fill-opacity:0.85}.stored{fill:none;stroke-width:2;"
-               "stroke-dasharray:5 3}.piece{stroke-width:2.5;fill-opacity:0.85}</style>\n"
-            << "<rect width='100%' height='100%' fill='#fff'/>\n"
-            << out_.str() << "</svg>\n";
-        return svg.str();
-    }
-
-  private:
-    static constexpr double panel = 300, gap = 40, margin = 30;
-    Index rows_, cols_;
-    double cell_ = 1, x0_ = 0;
-    std::ostringstream out_;
-};
-
 // How HYBRID moves the piece sender s -> receiver r when process i is on
 // node i / per_node (0: no node layout given).
 enum class Move { local, shared_memory, message };
@@ -186,14 +82,9 @@ void write_svg(const std::string& file, const Side& send, const Side& recv, int 
     const Distribution& sd = *send.dist;
     const Distribution& rd = *recv.dist;
     const Shape& shape = sd.shape();
-    if (shape.ndims() > 2) fail(Errc::arg, "--svg draws 1-D and 2-D data only");
-    const Index rows = shape.ndims() == 2 ? shape.extent(0) : 1;
-    const Index cols = shape.extent(shape.ndims() - 1);
+    const auto [rows, cols] = picture_extents(shape);
     Svg svg(rows, cols);
-    svg.panel_at(0, "senders: owned blocks");
-    for (int s = 0; s < sd.nprocs(); ++s)
-        for (const Box2& b : boxes(block_ranges(sd, s, false)))
-            svg.box(b, colour(s), "#fff", "owned", "s" + std::to_string(s));
+    draw_senders(svg, sd, "senders: owned blocks");
     svg.panel_at(1, "receivers: owned (stored dashed)");
     for (int r = 0; r < rd.nprocs(); ++r) {
         for (const Box2& b : boxes(block_ranges(rd, r, false)))
@@ -204,14 +95,7 @@ void write_svg(const std::string& file, const Side& send, const Side& recv, int 
                 svg.box(b, "none", colour(r), "stored", "");
     }
     svg.panel_at(2, "moves: sender colour, receiver outline");
-    int pieces = 0;
-    for (int s = 0; s < sd.nprocs(); ++s)
-        for (int r = 0; r < rd.nprocs(); ++r)
-            for (const Box2& b : boxes(pair_global_ranges(send, recv, s, r))) {
-                svg.box(b, colour(s), colour(r), "piece",
-                        std::to_string(s) + "\u2192" + std::to_string(r));
-                ++pieces;
-            }
+    const int pieces = draw_pieces(svg, send, recv);
     svg.note(0, to_string(shape) + ", " + std::to_string(sd.nprocs()) + " senders (layout " +
                     to_string(send.layout) + ") -> " + std::to_string(rd.nprocs()) +
                     " receivers (layout " + to_string(recv.layout) + ")");
@@ -234,9 +118,111 @@ void write_svg(const std::string& file, const Side& send, const Side& recv, int 
                         "orange " +
                         std::to_string(count[2]) + " messages between nodes");
     }
-    std::ofstream f(file);
-    f << svg.finish(per_node > 0 ? 4 : 3, per_node > 0 ? 3 : 2);
-    if (!f) fail(Errc::arg, "cannot write " + file);
+    save(file, svg.finish(per_node > 0 ? 4 : 3, per_node > 0 ? 3 : 2));
+}
+
+// A fan-out: the senders' blocks once, then one panel per receiving side
+// with its pieces coloured by sender (stored overlap dashed).
+void write_fanout_svg(const std::string& file, const Side& send, const std::vector<Side>& recvs) {
+    const auto [rows, cols] = picture_extents(send.dist->shape());
+    Svg svg(rows, cols);
+    draw_senders(svg, *send.dist, "sending side: owned blocks");
+    for (std::size_t i = 0; i < recvs.size(); ++i) {
+        const Distribution& rd = *recvs[i].dist;
+        svg.panel_at(static_cast<int>(i) + 1,
+                     "receiving side " + std::to_string(i + 1) + ": pieces by sender");
+        const int pieces = draw_pieces(svg, send, recvs[i]);
+        for (int r = 0; r < rd.nprocs(); ++r) {
+            const auto stored = block_ranges(rd, r, true);
+            if (stored != block_ranges(rd, r, false))
+                for (const Box2& b : boxes(stored))
+                    svg.box(b, "none", colour(r), "stored", "");
+        }
+        svg.note(static_cast<int>(i) + 1,
+                 "receiving side " + std::to_string(i + 1) + ": " + to_string(rd.partition()) +
+                     ", " + std::to_string(rd.nprocs()) + " receivers (layout " +
+                     to_string(recvs[i].layout) + "), " + std::to_string(pieces) + " pieces");
+    }
+    svg.note(0, to_string(send.dist->shape()) + ", sending side " +
+                    to_string(send.dist->partition()) + ", " + std::to_string(send.dist->nprocs()) +
+                    " senders; a piece (sender colour, receiver outline) is planned per pair");
+    const int n = static_cast<int>(recvs.size());
+    save(file, svg.finish(n + 1, n + 1));
+}
+
+// A further receiving side: --also-recv PARTITION[@PROCS][:order=LIST]. The
+// process count defaults to the product of the partition's /nprocs, else to
+// the senders'.
+struct RecvSpec {
+    Partition part;
+    int procs = 0;
+    std::string order;
+};
+
+RecvSpec parse_recv_spec(std::string t, int senders) {
+    RecvSpec out;
+    if (const auto k = t.find(":order="); k != std::string::npos) {
+        out.order = t.substr(k + 7);
+        t.erase(k);
+    }
+    if (const auto k = t.find('@'); k != std::string::npos) {
+        const std::vector<Index> n = parse_list(t.substr(k + 1));
+        if (n.size() != 1 || n[0] < 1 || n[0] > 1000000000)
+            fail(Errc::arg, "--also-recv: bad process count in '" + t + "'");
+        out.procs = static_cast<int>(n[0]);
+        t.erase(k);
+    }
+    out.part = parse_partition(t);
+    if (out.procs == 0) {
+        out.procs = 1;
+        for (const DimPartition& dp : out.part) {
+            const int n = dp.kind == PartKind::ranges  ? static_cast<int>(dp.ranges.size())
+                          : dp.kind == PartKind::whole ? 1
+                                                       : dp.nprocs;
+            if (n <= 0) {
+                out.procs = senders;
+                break;
+            }
+            out.procs *= n;
+        }
+    }
+    return out;
+}
+
+// The moves and fills of one pair, and its totals.
+void print_pair(const Side& send, const Side& recv, bool show_regions, int per_node) {
+    const Index elem = send.dist->shape().elem_size();
+    std::cout << "moves (sender -> receiver: global ranges per dimension):\n";
+    Index total_msgs = 0, total_bytes = 0;
+    for (int s = 0; s < send.dist->nprocs(); ++s) {
+        const LocalPlan plan = plan_local(send, recv, s, -1);
+        for (const PeerRegions& peer : plan.sends) {
+            const Index bytes = peer.elements * elem;
+            std::cout << "  " << s << " -> " << peer.peer << ": "
+                      << box_text(pair_global_ranges(send, recv, s, peer.peer)) << "  "
+                      << peer.elements << " elements, " << bytes << " bytes, "
+                      << peer.regions.size() << " region" << (peer.regions.size() == 1 ? "" : "s");
+            if (per_node > 0)
+                std::cout << ", HYBRID: " << move_name(move_of(s, peer.peer, per_node));
+            std::cout << '\n';
+            if (show_regions)
+                for (const Region& r : peer.regions)
+                    print_region(r);
+            ++total_msgs;
+            total_bytes += bytes;
+        }
+    }
+    for (int r = 0; r < recv.dist->nprocs(); ++r) {
+        const LocalPlan plan = plan_local(send, recv, -1, r);
+        if (plan.fills.empty()) continue;
+        Index cells = 0;
+        for (const Region& f : plan.fills)
+            cells += f.elements();
+        std::cout << "  receiver " << r << " zero-fills " << cells << " padding cells in "
+                  << plan.fills.size() << " region" << (plan.fills.size() == 1 ? "" : "s") << '\n';
+    }
+    std::cout << "total: " << total_msgs << " sender -> receiver pieces, " << total_bytes
+              << " bytes\n";
 }
 
 } // namespace
@@ -248,8 +234,9 @@ int main(int argc, char** argv) {
     app.get_option("--shape")->required();
     app.get_option("--send")->required();
     app.get_option("--recv")->required();
-    bool show_regions = false;
+    bool show_regions = false, reverse = false;
     std::string svg_file;
+    std::vector<std::string> also;
     app.add_flag("--regions", show_regions,
                  "also print each region (byte offsets, extents, strides)");
     app.add_option("--svg", svg_file, "draw the plan as SVG (1-D and 2-D data)");
@@ -258,6 +245,16 @@ int main(int argc, char** argv) {
                    "place process i on node i / K and say how HYBRID moves each piece "
                    "(the sides must be the same processes)")
         ->check(CLI::PositiveNumber);
+    app.add_option("--also-recv", also,
+                   "a further receiving side of the same data (fan-out), repeatable: "
+                   "PARTITION[@PROCS][:order=LIST], e.g. block/3~1:1:wrap,whole or "
+                   "whole,block@2:order=1,0 (default PROCS: the product of the /nprocs, "
+                   "else as many as senders)")
+        ->take_all()
+        ->allow_extra_args(false);
+    app.add_flag("--reverse", reverse,
+                 "print (and with --svg draw) the reverse of the first pair: which sender "
+                 "element each receiver cell goes back into, halo copies marked");
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -271,53 +268,48 @@ int main(int argc, char** argv) {
         const int ps = o.send_procs > 0 ? o.send_procs : 2;
         const int pr = o.recv_procs > 0 ? o.recv_procs : ps;
         const Distribution sd(shape, parse_partition(o.send), ps);
-        const Distribution rd(shape, parse_partition(o.recv), pr);
         using dri::tools::make_layout;
         const Side send{&sd, make_layout(shape.ndims(), o.send_order, o.send_pad, o.send_strides)};
-        const Side recv{&rd, make_layout(shape.ndims(), o.recv_order, o.recv_pad, o.recv_strides)};
-        check_sides(send, recv);
-        if (per_node > 0 && ps != pr)
-            fail(Errc::arg, "--ranks-per-node needs as many senders as receivers (one clique)");
+        std::vector<Distribution> rds{Distribution(shape, parse_partition(o.recv), pr)};
+        std::vector<Layout> layouts{
+            make_layout(shape.ndims(), o.recv_order, o.recv_pad, o.recv_strides)};
+        for (const std::string& text : also) {
+            const RecvSpec spec = parse_recv_spec(text, ps);
+            rds.emplace_back(shape, spec.part, spec.procs);
+            layouts.push_back(make_layout(shape.ndims(), spec.order, "", ""));
+        }
+        std::vector<Side> recvs;
+        for (std::size_t i = 0; i < rds.size(); ++i) {
+            recvs.push_back(Side{&rds[i], layouts[i]});
+            check_sides(send, recvs.back());
+            if (per_node > 0 && ps != rds[i].nprocs())
+                fail(Errc::arg, "--ranks-per-node needs as many senders as receivers (one clique)");
+        }
+        if (per_node > 0 && !svg_file.empty() && (recvs.size() > 1 || reverse))
+            fail(Errc::arg, "--ranks-per-node --svg draws one forward pair");
+        const bool fanout = recvs.size() > 1;
 
         std::cout << "dri-plan: " << to_string(shape) << " (" << shape.bytes() << " bytes), " << ps
-                  << " senders -> " << pr << " receivers\n";
+                  << " senders -> " << pr << " receivers";
+        for (std::size_t i = 1; i < rds.size(); ++i)
+            std::cout << " + " << rds[i].nprocs() << " receivers";
+        std::cout << '\n';
         print_side("sender", sd, send.layout);
-        print_side("receiver", rd, recv.layout);
-        std::cout << "moves (sender -> receiver: global ranges per dimension):\n";
-        Index total_msgs = 0, total_bytes = 0;
-        for (int s = 0; s < ps; ++s) {
-            const LocalPlan plan = plan_local(send, recv, s, -1);
-            for (const PeerRegions& peer : plan.sends) {
-                const Index bytes = peer.elements * shape.elem_size();
-                std::cout << "  " << s << " -> " << peer.peer << ": "
-                          << box_text(pair_global_ranges(send, recv, s, peer.peer)) << "  "
-                          << peer.elements << " elements, " << bytes << " bytes, "
-                          << peer.regions.size() << " region"
-                          << (peer.regions.size() == 1 ? "" : "s");
-                if (per_node > 0)
-                    std::cout << ", HYBRID: " << move_name(move_of(s, peer.peer, per_node));
-                std::cout << '\n';
-                if (show_regions)
-                    for (const Region& r : peer.regions)
-                        print_region(r);
-                ++total_msgs;
-                total_bytes += bytes;
-            }
+        for (std::size_t i = 0; i < recvs.size(); ++i) {
+            if (fanout)
+                std::cout << "receiving side " << i + 1 << ": " << to_string(rds[i].partition())
+                          << ", planned as a pair with the sending side\n";
+            print_side("receiver", rds[i], recvs[i].layout);
+            print_pair(send, recvs[i], show_regions, per_node);
         }
-        for (int r = 0; r < pr; ++r) {
-            const LocalPlan plan = plan_local(send, recv, -1, r);
-            if (plan.fills.empty()) continue;
-            Index cells = 0;
-            for (const Region& f : plan.fills)
-                cells += f.elements();
-            std::cout << "  receiver " << r << " zero-fills " << cells << " padding cells in "
-                      << plan.fills.size() << " region" << (plan.fills.size() == 1 ? "" : "s")
-                      << '\n';
-        }
-        std::cout << "total: " << total_msgs << " sender -> receiver pieces, " << total_bytes
-                  << " bytes\n";
+        if (reverse) print_reverse(send, recvs[0]);
         if (!svg_file.empty()) {
-            write_svg(svg_file, send, recv, per_node);
+            if (reverse)
+                write_reverse_svg(svg_file, send, recvs[0]);
+            else if (fanout)
+                write_fanout_svg(svg_file, send, recvs);
+            else
+                write_svg(svg_file, send, recvs[0], per_node);
             std::cout << "wrote " << svg_file << '\n';
         }
     } catch (const Error& e) {
