@@ -105,9 +105,6 @@ Role swapped_role(const Role& r) {
 
 std::shared_ptr<TransferImpl> reverse_transfer(const TransferImpl& f, core::CombineOp op) {
     require_initialized();
-    if (static_cast<int>(op) < 0 ||
-        static_cast<int>(op) > static_cast<int>(core::CombineOp::replace))
-        core::fail(Errc::arg, "unknown combine operation " + std::to_string(static_cast<int>(op)));
     if (!f.committed || !f.sides)
         core::fail(Errc::state, "transfer '" + f.name +
                                     "' has no reverse: only a committed forward transfer has one");
@@ -115,7 +112,12 @@ std::shared_ptr<TransferImpl> reverse_transfer(const TransferImpl& f, core::Comb
     const std::vector<int> all = participants(*f.sides);
     const ScopedComm comm(comm_of(f.parent(), all));
     std::vector<ReversePart> parts;
+    // A bad operation on one process is an error on all of them.
     agree(comm.get(), capture([&] {
+              if (static_cast<int>(op) < 0 ||
+                  static_cast<int>(op) > static_cast<int>(core::CombineOp::replace))
+                  core::fail(Errc::arg, "transfer '" + f.name + "': unknown combine operation " +
+                                            std::to_string(static_cast<int>(op)));
               check_reverse(f, op);
               parts = parts_of(f, all, op);
           }));

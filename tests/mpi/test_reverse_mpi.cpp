@@ -386,6 +386,15 @@ TEST_CASE("reverse: undefined operations and uncommitted transfers are refused")
         }
         CHECK_MESSAGE(msg.find("REPLACE only") != std::string::npos, msg);
     }
+    // An unknown operation on one process fails alike on all of them, the
+    // others having asked for a valid one.
+    const auto bad = world_rank() == 0 ? static_cast<dri::Combine>(9) : dri::Combine::replace;
+    try {
+        (void)f.reverse(bad);
+        FAIL("an unknown operation was accepted");
+    } catch (const dri::Error& e) {
+        CHECK(e.code() == dri::Errc::arg);
+    }
     dri::Transfer back = f.reverse(dri::Combine::replace); // records: REPLACE only
     back.execute();
 }
