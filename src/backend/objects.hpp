@@ -65,9 +65,9 @@ struct TransferImpl {
     // The DRI_Alloc_mem allocations the rings lie in, kept from being freed
     // while the transfer is committed, whatever its strategy.
     std::vector<SharedBlock*> pinned;
-    // Once committed: every side of the name and the receiving side this
-    // process is in (-1: none), from which its reverse is planned. Null for a
-    // reverse transfer.
+    // Once committed: every side of the name, from which its reverse is
+    // planned (null for a reverse transfer). recv_side, set by each commit
+    // after the rendezvous: the receiving side this process is in (-1: none).
     std::shared_ptr<const core::Match> sides;
     int recv_side = -1;
 

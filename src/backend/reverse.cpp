@@ -15,10 +15,6 @@ using core::Errc;
 
 namespace {
 
-int position(const std::vector<int>& sorted, int rank) {
-    return static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), rank) - sorted.begin());
-}
-
 // Every process of every pair of the name, sorted.
 std::vector<int> participants(const core::Match& m) {
     std::vector<int> all;
@@ -65,9 +61,9 @@ std::vector<ReversePart> parts_of(const TransferImpl& f, const std::vector<int>&
         p.plan =
             core::reverse_plan(core::plan_local(m.send.side(), m.recv[k].side(), si, ri, cells));
         for (int r : m.send.ranks)
-            p.send_rank.push_back(position(all, r));
+            p.send_rank.push_back(core::position_in(all, r));
         for (int r : m.recv[k].ranks)
-            p.recv_rank.push_back(position(all, r));
+            p.recv_rank.push_back(core::position_in(all, r));
         parts.push_back(std::move(p));
     }
     return parts;

@@ -89,6 +89,10 @@ SideRecord read_side_record(Reader& r, int rank) {
     return s;
 }
 
+int position_in(const std::vector<int>& sorted, int rank) {
+    return static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), rank) - sorted.begin());
+}
+
 int Match::find_recv(const std::string& desc) const {
     for (std::size_t k = 0; k < recv.size(); ++k)
         if (recv[k].desc == desc) return static_cast<int>(k);

@@ -84,6 +84,10 @@ struct Match {
     const MatchedSide& of(int role, const std::string& desc) const;
 };
 
+// The place of `rank` in a sorted list of ranks (such as participants[k]):
+// its rank in the communicator built over that list.
+int position_in(const std::vector<int>& sorted, int rank);
+
 // Groups the published side records by name: `all` holds the parts of the
 // processes that published, each its rank, its byte count and then a count
 // followed by that many records. Throws Errc::internal on corrupt bytes.

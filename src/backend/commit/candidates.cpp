@@ -9,10 +9,6 @@ namespace dri::detail {
 
 namespace {
 
-int position(const std::vector<int>& sorted, int rank) {
-    return static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), rank) - sorted.begin());
-}
-
 // This process's plan of the pair of the sending side and receiving side
 // `k`; `ri` is its index in that receiving side, or -1.
 core::LocalPlan plan_of(const TransferImpl& t, const core::Match& m, std::size_t k, int ri) {
@@ -23,9 +19,9 @@ core::LocalPlan plan_of(const TransferImpl& t, const core::Match& m, std::size_t
 ExecutorContext context_of(const TransferImpl& t, const core::Match& m, std::size_t k) {
     ExecutorContext ctx;
     for (int r : m.send.ranks)
-        ctx.send_rank.push_back(position(m.participants[k], r));
+        ctx.send_rank.push_back(core::position_in(m.participants[k], r));
     for (int r : m.recv[k].ranks)
-        ctx.recv_rank.push_back(position(m.participants[k], r));
+        ctx.recv_rank.push_back(core::position_in(m.participants[k], r));
     if (t.send) ctx.send_buffers = t.send->buffers;
     return ctx;
 }

@@ -76,10 +76,9 @@ PairComms split_by_pair(MPI_Comm work, const Names& names, const Local& local) {
     PairComms comms;
     for (const auto& [name, m] : names) {
         const auto it = local.find(name);
-        const int mine = it == local.end() ? -1 : receiving_side(*it->second, m);
         for (std::size_t k = 0; k < m.recv.size(); ++k) {
-            const bool part =
-                it != local.end() && (it->second->send || mine == static_cast<int>(k));
+            const bool part = it != local.end() &&
+                              (it->second->send || it->second->recv_side == static_cast<int>(k));
             MPI_Comm c = MPI_COMM_NULL;
             check_mpi(MPI_Comm_split(work, part ? 0 : MPI_UNDEFINED, me, &c), "MPI_Comm_split");
             if (part) {
@@ -115,10 +114,9 @@ struct Pairs {
 // failure, which the caller agrees on over every process.
 void build_pairs(const TransferImpl& t, const core::Match& m, const std::vector<MPI_Comm>& comms,
                  Pairs& p, Status& first) {
-    const int mine = receiving_side(t, m);
     for (std::size_t k = 0; k < comms.size(); ++k) {
         if (comms[k] == MPI_COMM_NULL) continue;
-        const bool receives = mine == static_cast<int>(k);
+        const bool receives = t.recv_side == static_cast<int>(k);
         const int ri = receives ? t.recv->dist->group->my_index : -1;
         const Status st = capture([&] {
             p.built.push_back(build_candidates(t, m, k, ri, comms[k]));
@@ -133,7 +131,6 @@ void install(const Local& local, Names& names, std::map<std::string, Pairs>& bui
     for (auto& [name, p] : built) {
         TransferImpl& t = *local.at(name);
         t.pin_rings();
-        t.recv_side = receiving_side(t, names.at(name));
         t.sides = std::make_shared<const core::Match>(std::move(names.at(name)));
         std::vector<PairExecutor> execs;
         for (std::size_t i = 0; i < p.built.size(); ++i)
@@ -156,6 +153,10 @@ void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const
     Local local;
     agree(work.get(), pre.failed() ? pre : capture([&] { local = check_local(comm, xfers); }));
     Names names = exchange_declarations(work.get(), xfers);
+    // Which receiving side each transfer's receiving role is in, found once
+    // (from its side's description) for the phases that follow.
+    for (const auto& [name, t] : local)
+        t->recv_side = receiving_side(*t, names.at(name));
     const ScopedPairComms comms{split_by_pair(work.get(), names, local)};
     std::map<std::string, Pairs> built;
     Status first;
