@@ -84,6 +84,7 @@ void add_scalapack_method(Catalog& cat, const Problem& pb, Rings& rings) {
     const std::string name = "scalapack_pxgemr2d";
     if (!cat.wants(name)) return;
 #ifndef DRI_HAVE_SCALAPACK
+    (void)pb;
     (void)rings;
     cat.skip(name, "built without ScaLAPACK (libscalapack-mpich-dev)");
 #else
