@@ -1,0 +1,171 @@
+# dri's optional components, in one list. Each is detected here, once, and
+# the rest of the build reads DRI_HAVE_<name>; nothing else calls
+# find_package or find_library for an optional dependency.
+#
+# -DDRI_WITHOUT=all (or a list of names, e.g. "ScaLAPACK;mpi4py") hides
+# components as if they were not installed. tools/test.sh builds once with
+# every component hidden, so that code compiled only in a component's
+# absence is compiled (with warnings as errors) on every machine, not only on
+# one that happens to lack the package.
+#
+# Configure writes the table to <build>/optional-components.txt (component,
+# state, Debian package, what is left out without it); tools/build.sh prints
+# it, tools/test.sh and the docs test read it.
+
+set(DRI_OPTIONAL_COMPONENTS
+    ScaLAPACK FFTW Python NumPy pytest mpi4py OpenMPI Doxygen clang-format gnuplot)
+set(DRI_WITHOUT "" CACHE STRING
+    "Optional components to build without, as if absent: 'all' or names from DRI_OPTIONAL_COMPONENTS")
+foreach(name IN LISTS DRI_WITHOUT)
+  if(NOT name STREQUAL "all" AND NOT name IN_LIST DRI_OPTIONAL_COMPONENTS)
+    string(REPLACE ";" " " names "${DRI_OPTIONAL_COMPONENTS}")
+    message(FATAL_ERROR "DRI_WITHOUT: unknown component '${name}'; "
+                        "the optional components are: ${names}")
+  endif()
+endforeach()
+
+# dri_optional_hidden(<name> <out>): whether DRI_WITHOUT hides <name>.
+function(dri_optional_hidden name out)
+  if("all" IN_LIST DRI_WITHOUT OR name IN_LIST DRI_WITHOUT)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# dri_optional(<name> <found> PACKAGE <Debian package(s)> WITHOUT <what is
+# left out>): records one row of the table and sets DRI_HAVE_<name>.
+set_property(GLOBAL PROPERTY DRI_OPTIONAL_ROWS "")
+function(dri_optional name found)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "PACKAGE;WITHOUT" "")
+  dri_optional_hidden(${name} hidden)
+  if(hidden)
+    set(state "hidden")
+    set(found FALSE)
+  elseif(found)
+    set(state "found")
+  else()
+    set(state "missing")
+  endif()
+  if(found)
+    set(DRI_HAVE_${name} TRUE PARENT_SCOPE)
+    set(lost "-")
+  else()
+    set(DRI_HAVE_${name} FALSE PARENT_SCOPE)
+    set(lost "${arg_WITHOUT}")
+  endif()
+  string(LENGTH "${name}" n)
+  math(EXPR pad "14 - ${n}")
+  string(REPEAT " " ${pad} spaces)
+  string(LENGTH "${state}" n)
+  math(EXPR pad2 "9 - ${n}")
+  string(REPEAT " " ${pad2} spaces2)
+  set_property(GLOBAL APPEND PROPERTY DRI_OPTIONAL_ROWS
+               "${name}${spaces}${state}${spaces2}${arg_PACKAGE}: ${lost}")
+endfunction()
+
+# --- detection, one component after the other ---------------------------------
+
+dri_optional_hidden(ScaLAPACK hidden)
+set(found FALSE)
+if(NOT hidden AND MPI_C_COMPILER MATCHES "mpich")
+  find_library(SCALAPACK_MPICH_LIBRARY NAMES scalapack-mpich)
+  set(found ${SCALAPACK_MPICH_LIBRARY})
+endif()
+dri_optional(ScaLAPACK "${found}" PACKAGE libscalapack-mpich-dev
+  WITHOUT "dri-bench's scalapack_pxgemr2d baseline (MPICH builds only)")
+
+dri_optional_hidden(FFTW hidden)
+set(found FALSE)
+if(NOT hidden)
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(FFTW QUIET IMPORTED_TARGET fftw3 fftw3f)
+    set(found ${FFTW_FOUND})
+  endif()
+endif()
+dri_optional(FFTW "${found}" PACKAGE libfftw3-dev
+  WITHOUT "the C++ example two_stage_fft and its tests")
+
+# Debian's python3 (/usr/bin/python3) is the interpreter its python3-numpy,
+# python3-pytest and python3-mpi4py belong to: prefer it to whatever python3
+# comes first on PATH (pyenv, a venv), unless one was given.
+dri_optional_hidden(Python hidden)
+set(found FALSE)
+if(NOT hidden AND DRI_BUILD_PYTHON)
+  if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+    set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python interpreter of the dri module")
+  endif()
+  find_package(Python3 COMPONENTS Interpreter Development.Module QUIET)
+  if(Python3_FOUND)
+    find_package(pybind11 CONFIG QUIET)
+    set(found ${pybind11_FOUND})
+  endif()
+endif()
+dri_optional(Python "${found}" PACKAGE "python3-dev pybind11-dev"
+  WITHOUT "the Python module, its tests and examples")
+
+# Python modules the interpreter of the dri module imports.
+function(dri_optional_python_module name module package without)
+  dri_optional_hidden(${name} hidden)
+  set(found FALSE)
+  if(NOT hidden AND DRI_HAVE_Python)
+    execute_process(COMMAND ${Python3_EXECUTABLE} -c "import ${module}"
+                    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(rc EQUAL 0)
+      set(found TRUE)
+    endif()
+  endif()
+  dri_optional(${name} "${found}" PACKAGE ${package} WITHOUT "${without}")
+  set(DRI_HAVE_${name} ${DRI_HAVE_${name}} PARENT_SCOPE)
+endfunction()
+dri_optional_python_module(NumPy numpy python3-numpy
+  "the Python tests and examples (the module needs NumPy to run)")
+dri_optional_python_module(pytest pytest python3-pytest "the Python module's pytest suites")
+dri_optional_python_module(mpi4py mpi4py python3-mpi4py "the Python mpi4py interop tests")
+
+dri_optional_hidden(OpenMPI hidden)
+set(found FALSE)
+if(NOT hidden)
+  find_program(DRI_OPENMPI_CXX mpicxx.openmpi)
+  set(found ${DRI_OPENMPI_CXX})
+endif()
+dri_optional(OpenMPI "${found}" PACKAGE libopenmpi-dev
+  WITHOUT "tools/test.sh's Open MPI build and its tests")
+
+dri_optional_hidden(Doxygen hidden)
+set(found FALSE)
+if(NOT hidden)
+  find_program(DRI_DOXYGEN doxygen)
+  set(found ${DRI_DOXYGEN})
+endif()
+dri_optional(Doxygen "${found}" PACKAGE doxygen
+  WITHOUT "nothing in the build (tools/docs.sh installs it for the API reference)")
+
+dri_optional_hidden(clang-format hidden)
+set(found FALSE)
+if(NOT hidden)
+  find_program(CLANG_FORMAT clang-format)
+  set(found ${CLANG_FORMAT})
+endif()
+dri_optional(clang-format "${found}" PACKAGE clang-format WITHOUT "the format check (ctest format)")
+
+dri_optional_hidden(gnuplot hidden)
+set(found FALSE)
+if(NOT hidden)
+  find_program(DRI_GNUPLOT gnuplot)
+  set(found ${DRI_GNUPLOT})
+endif()
+dri_optional(gnuplot "${found}" PACKAGE gnuplot-nox
+  WITHOUT "the docs test's run of tools/bench_plot.sh (the pictures of a benchmark)")
+
+# Writes the table; called at the end of the top-level CMakeLists.
+function(dri_optional_report)
+  get_property(rows GLOBAL PROPERTY DRI_OPTIONAL_ROWS)
+  set(text "component     state    Debian package: left out without it\n")
+  foreach(row IN LISTS rows)
+    string(APPEND text "${row}\n")
+  endforeach()
+  file(WRITE ${PROJECT_BINARY_DIR}/optional-components.txt "${text}")
+  message(STATUS "dri: optional components (${PROJECT_BINARY_DIR}/optional-components.txt):\n${text}")
+endfunction()
