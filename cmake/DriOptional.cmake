@@ -124,11 +124,23 @@ dri_optional_python_module(NumPy numpy python3-numpy
 dri_optional_python_module(pytest pytest python3-pytest "the Python module's pytest suites")
 dri_optional_python_module(mpi4py mpi4py python3-mpi4py "the Python mpi4py interop tests")
 
+# openmpi-bin (which libscalapack-mpich-dev and python3-mpi4py pull in) has
+# the compiler wrappers without the headers: found means the wrapper's
+# include directories hold mpi.h, as with libopenmpi-dev.
 dri_optional_hidden(OpenMPI hidden)
 set(found FALSE)
 if(NOT hidden)
   find_program(DRI_OPENMPI_CXX mpicxx.openmpi)
-  set(found ${DRI_OPENMPI_CXX})
+  if(DRI_OPENMPI_CXX)
+    execute_process(COMMAND ${DRI_OPENMPI_CXX} --showme:incdirs
+                    OUTPUT_VARIABLE incdirs OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    separate_arguments(incdirs UNIX_COMMAND "${incdirs}")
+    foreach(dir IN LISTS incdirs)
+      if(EXISTS "${dir}/mpi.h")
+        set(found TRUE)
+      endif()
+    endforeach()
+  endif()
 endif()
 dri_optional(OpenMPI "${found}" PACKAGE libopenmpi-dev
   WITHOUT "tools/test.sh's Open MPI build and its tests")
