@@ -5,6 +5,7 @@
 #include "backend/commit/commit.hpp"
 #include "backend/shared_memory.hpp"
 #include "backend/strategies/executor.hpp"
+#include "backend/strategies/progress.hpp"
 
 namespace dri::detail {
 
@@ -215,6 +216,8 @@ void wait(TransferImpl& t) {
 
 bool test(TransferImpl& t) {
     ready(t, true);
+    // A test progresses the single copies in flight here too (progress.hpp).
+    progress_others(nullptr);
     if (!guarded_step(t, [&] { return t.exec->test(); })) return false;
     t.in_flight = false;
     advance(t);

@@ -9,8 +9,10 @@
 #include <doctest/doctest.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,7 +51,9 @@ class Turn {
   public:
     static constexpr DRI_Index R = 24, C = 20;
 
-    Turn(bool shared_memory, DRI_Strategy strategy) : shared_(shared_memory) {
+    // `salt` sets the data apart from another turn's.
+    Turn(bool shared_memory, DRI_Strategy strategy, std::int32_t salt = 0)
+        : shared_(shared_memory), salt_(salt) {
         const DRI_Index ext[2] = {R, C};
         OK(DRI_Globaldata_create(2, ext, DRI_INT32, &gdo_));
         OK(DRI_Partition_create_spec("block,whole", &rows_p_));
@@ -107,8 +111,8 @@ class Turn {
     }
 
   private:
-    static std::int32_t value(DRI_Index i, DRI_Index j) {
-        return static_cast<std::int32_t>(i * C + j);
+    std::int32_t value(DRI_Index i, DRI_Index j) const {
+        return static_cast<std::int32_t>(i * C + j) + salt_ * 100000;
     }
 
     void* allocate(DRI_Index bytes, std::vector<std::int32_t>& own) {
@@ -130,6 +134,7 @@ class Turn {
     }
 
     bool shared_;
+    std::int32_t salt_ = 0;
     DRI_Globaldata gdo_ = nullptr;
     DRI_Partition rows_p_ = nullptr, cols_p_ = nullptr;
     DRI_Group group_ = nullptr;
@@ -297,4 +302,123 @@ TEST_CASE("DRI_Group_create without a rank list: n is 0 or the parent's size") {
         CHECK(got == size());
         OK(DRI_Group_destroy(&g));
     }
+}
+
+// The progress rule of the single copy (docs/concepts.md): a completion call
+// on a process progresses every single-copy transfer in flight there, so two
+// SHARED (one node) or HYBRID (several) transfers in flight complete
+// whatever order each rank completes them in. Before the rule, a reader
+// copied only inside its own wait on that transfer, and crossed orders hung.
+namespace {
+
+// Completes `t` by DRI_Do_test alone; false after 30 s (a hang, reported
+// instead of waited for).
+bool test_until_done(DRI_Transfer t) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    int done = 0;
+    while (!done) {
+        if (DRI_Do_test(t, &done) != DRI_SUCCESS) return false;
+        if (std::chrono::steady_clock::now() > end) return false;
+    }
+    return true;
+}
+
+// Two single-copy turns with their data set apart, both committed; `p2p`
+// makes the second one move messages instead.
+struct TwoTurns {
+    std::unique_ptr<Turn> a, b;
+    explicit TwoTurns(bool p2p = false) {
+        const auto single = static_cast<DRI_Strategy>(dri::test::single_copy_strategy());
+        a = std::make_unique<Turn>(true, single, 1);
+        b = std::make_unique<Turn>(!p2p, p2p ? DRI_STRATEGY_P2P : single, 2);
+        OK(DRI_Transfer_commit(a->xfer()));
+        OK(DRI_Transfer_commit(b->xfer()));
+    }
+    // Even ranks take a first, odd ranks b.
+    Turn& first() { return rank() % 2 == 0 ? *a : *b; }
+    Turn& second() { return rank() % 2 == 0 ? *b : *a; }
+};
+
+} // namespace
+
+TEST_CASE("Single copy: two transfers in flight complete in crossed orders") {
+    SUBCASE("wait") {
+        TwoTurns two;
+        OK(DRI_Do_start(two.a->xfer()));
+        OK(DRI_Do_start(two.b->xfer()));
+        OK(DRI_Do_wait(two.first().xfer()));
+        OK(DRI_Do_wait(two.second().xfer()));
+        CHECK(two.a->delivered());
+        CHECK(two.b->delivered());
+    }
+    SUBCASE("test") {
+        TwoTurns two;
+        OK(DRI_Do_start(two.a->xfer()));
+        OK(DRI_Do_start(two.b->xfer()));
+        CHECK(test_until_done(two.first().xfer()));
+        CHECK(test_until_done(two.second().xfer()));
+        CHECK(two.a->delivered());
+        CHECK(two.b->delivered());
+    }
+    SUBCASE("destroy") {
+        TwoTurns two;
+        OK(DRI_Do_start(two.a->xfer()));
+        OK(DRI_Do_start(two.b->xfer()));
+        OK(DRI_Transfer_destroy(two.first().xfer_ptr()));
+        OK(DRI_Transfer_destroy(two.second().xfer_ptr()));
+        CHECK(two.a->delivered());
+        CHECK(two.b->delivered());
+    }
+    SUBCASE("DRI_Do of another transfer while one is in flight") {
+        for (bool p2p : {false, true}) {
+            CAPTURE(p2p);
+            TwoTurns two(p2p);
+            // Even ranks run b to the end while a is in flight, odd ranks
+            // complete a first.
+            OK(DRI_Do_start(two.a->xfer()));
+            if (rank() % 2 == 0) {
+                OK(DRI_Do(two.b->xfer()));
+                OK(DRI_Do_wait(two.a->xfer()));
+            } else {
+                OK(DRI_Do_wait(two.a->xfer()));
+                OK(DRI_Do(two.b->xfer()));
+            }
+            CHECK(two.a->delivered());
+            CHECK(two.b->delivered());
+        }
+    }
+    SUBCASE("a started pair completed by a test on each rank's other transfer") {
+        TwoTurns two;
+        OK(DRI_Do_start(two.a->xfer()));
+        OK(DRI_Do_start(two.b->xfer()));
+        // Waiting for one's own only completes when the peer's copy of it
+        // is progressed by the peer's calls on the other transfer.
+        CHECK(test_until_done(two.second().xfer()));
+        OK(DRI_Do_wait(two.first().xfer()));
+        CHECK(two.a->delivered());
+        CHECK(two.b->delivered());
+    }
+}
+
+TEST_CASE("Single copy: DRI_Finalize completes transfers created in different orders") {
+    {
+        const auto single = static_cast<DRI_Strategy>(dri::test::single_copy_strategy());
+        // The ranks create the two in opposite orders (finalize releases
+        // what is left in an order of its own), then start both.
+        std::unique_ptr<Turn> a, b;
+        if (rank() % 2 == 0) {
+            a = std::make_unique<Turn>(true, single, 1);
+            b = std::make_unique<Turn>(true, single, 2);
+        } else {
+            b = std::make_unique<Turn>(true, single, 2);
+            a = std::make_unique<Turn>(true, single, 1);
+        }
+        OK(DRI_Transfer_commit(a->xfer()));
+        OK(DRI_Transfer_commit(b->xfer()));
+        OK(DRI_Do_start(a->xfer()));
+        OK(DRI_Do_start(b->xfer()));
+        OK(DRI_Finalize()); // completes both, here in creation (address) order
+
+        OK(DRI_Init());
+    } // ~Turn: every handle is stale after finalize, every call refused
 }
