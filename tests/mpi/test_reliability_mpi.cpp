@@ -422,3 +422,37 @@ TEST_CASE("Single copy: DRI_Finalize completes transfers created in different or
         OK(DRI_Init());
     } // ~Turn: every handle is stale after finalize, every call refused
 }
+
+// DRI_Transfer_reverse is collective over the forward transfer's processes:
+// a bad argument on one of them, or different combine operations, fail on
+// every one of them with the same code (before, the others hung, or each
+// combined with its own operation).
+TEST_CASE("DRI_Transfer_reverse: one rank's bad or different argument fails on every rank") {
+    if (size() < 2) return;
+    const bool odd_one = rank() == size() - 1;
+    SUBCASE("a NULL output handle on one rank") {
+        Turn turn(false, DRI_STRATEGY_P2P);
+        OK(DRI_Transfer_commit(turn.xfer()));
+        DRI_Transfer rev = nullptr;
+        const int rc = DRI_Transfer_reverse(turn.xfer(), DRI_COMBINE_SUM, odd_one ? nullptr : &rev);
+        CHECK_MESSAGE(rc == DRI_ERR_NULL, "returned " << rc << ": " << last_message());
+        CHECK(same_everywhere(rc));
+        CHECK(rev == nullptr);
+    }
+    for (DRI_Combine other : {DRI_COMBINE_MAX, DRI_COMBINE_REPLACE}) {
+        CAPTURE(other);
+        Turn turn(false, DRI_STRATEGY_P2P);
+        OK(DRI_Transfer_commit(turn.xfer()));
+        DRI_Transfer rev = nullptr;
+        const int rc = DRI_Transfer_reverse(turn.xfer(), odd_one ? other : DRI_COMBINE_SUM, &rev);
+        CHECK_MESSAGE(rc == DRI_ERR_INCONSISTENT, "returned " << rc << ": " << last_message());
+        CHECK(same_everywhere(rc));
+        CHECK(has(last_message(), "different combine operations"));
+        if (rev) DRI_Transfer_destroy(&rev);
+        // The forward transfer is untouched and its reverse still made.
+        OK(DRI_Transfer_reverse(turn.xfer(), DRI_COMBINE_SUM, &rev));
+        OK(DRI_Do(turn.xfer()));
+        CHECK(turn.delivered());
+        OK(DRI_Transfer_destroy(&rev));
+    }
+}
