@@ -77,6 +77,10 @@ void require_no_mpi_failure(const TransferImpl& t);
 std::shared_ptr<TransferImpl> reverse_transfer(const TransferImpl& forward, core::CombineOp op,
                                                const Status& pre = {});
 
+// The reverse runs over its forward's rings: neither may start on a buffer
+// the other has in flight (DRI_ERR_STATE). Called when the reverse is made.
+void join_family(const TransferImpl& forward, TransferImpl& reverse);
+
 void execute(TransferImpl& t);
 void start(TransferImpl& t);
 void wait(TransferImpl& t);

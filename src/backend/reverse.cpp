@@ -149,6 +149,7 @@ std::shared_ptr<TransferImpl> reverse_transfer(const TransferImpl& f, core::Comb
                                      f.sides->send.dist->shape().type(), op);
           }));
     r->pin_rings();
+    join_family(f, *r);
     r->committed = true;
     return r;
 }

@@ -456,3 +456,35 @@ TEST_CASE("DRI_Transfer_reverse: one rank's bad or different argument fails on e
         OK(DRI_Transfer_destroy(&rev));
     }
 }
+
+// A reverse runs over its forward's rings. Starting one of them on a buffer
+// the other has in flight is refused on the calling rank with DRI_ERR_STATE,
+// touching nothing (before, it was accepted: with ALLTOALLW the forward then
+// delivered wrong cells). Different buffers of a ring may overlap in time.
+TEST_CASE("A reverse and its forward may not run on the same buffer at once") {
+    for (DRI_Strategy s : {DRI_STRATEGY_P2P, DRI_STRATEGY_ALLTOALLW, DRI_STRATEGY_PACKED,
+                           static_cast<DRI_Strategy>(dri::test::single_copy_strategy())}) {
+        CAPTURE(s);
+        Turn turn(true, s);
+        OK(DRI_Transfer_commit(turn.xfer()));
+        DRI_Transfer rev = nullptr;
+        OK(DRI_Transfer_reverse(turn.xfer(), DRI_COMBINE_SUM, &rev));
+        // The forward in flight: the reverse is refused, blocking or not.
+        OK(DRI_Do_start(turn.xfer()));
+        CHECK(DRI_Do(rev) == DRI_ERR_STATE);
+        CHECK(has(last_message(), "in flight"));
+        CHECK(DRI_Do_start(rev) == DRI_ERR_STATE);
+        OK(DRI_Do_wait(turn.xfer()));
+        CHECK(turn.delivered()); // untouched by the refused calls
+        // The reverse in flight: the forward is refused.
+        OK(DRI_Do_start(rev));
+        CHECK(DRI_Do(turn.xfer()) == DRI_ERR_STATE);
+        CHECK(DRI_Do_start(turn.xfer()) == DRI_ERR_STATE);
+        OK(DRI_Do_wait(rev));
+        // Both usable again, one after the other.
+        OK(DRI_Do(turn.xfer()));
+        CHECK(turn.delivered());
+        OK(DRI_Do(rev));
+        OK(DRI_Transfer_destroy(&rev));
+    }
+}
