@@ -51,9 +51,10 @@ class Turn {
   public:
     static constexpr DRI_Index R = 24, C = 20;
 
-    // `salt` sets the data apart from another turn's.
-    Turn(bool shared_memory, DRI_Strategy strategy, std::int32_t salt = 0)
-        : shared_(shared_memory), salt_(salt) {
+    // `salt` sets the data apart from another turn's; `nbuf` (1 or 2)
+    // buffers per ring.
+    Turn(bool shared_memory, DRI_Strategy strategy, std::int32_t salt = 0, int nbuf = 1)
+        : shared_(shared_memory), salt_(salt), nbuf_(nbuf) {
         const DRI_Index ext[2] = {R, C};
         OK(DRI_Globaldata_create(2, ext, DRI_INT32, &gdo_));
         OK(DRI_Partition_create_spec("block,whole", &rows_p_));
@@ -66,24 +67,27 @@ class Turn {
         OK(DRI_Layout_create(2, col_major, nullptr, &cl_));
         OK(DRI_Blockinfo_get(rows_, rl_, &sb_));
         OK(DRI_Blockinfo_get(cols_, cl_, &rb_));
-        send_ = allocate(sb_.bytes, own_send_);
-        recv_ = allocate(rb_.bytes, own_recv_);
+        for (int k = 0; k < nbuf_; ++k) {
+            sends_[k] = allocate(sb_.bytes, own_send_[k]);
+            recvs_[k] = allocate(rb_.bytes, own_recv_[k]);
+        }
+        send_ = sends_[0];
+        recv_ = recvs_[0];
         fill();
         OK(DRI_Transfer_create("reliability turn", &xfer_));
-        void* s[1] = {send_};
-        void* r[1] = {recv_};
-        const DRI_Index ss[1] = {sb_.bytes}, rs[1] = {rb_.bytes};
-        OK(DRI_Transfer_send(xfer_, rows_, rl_, 1, s, ss));
-        OK(DRI_Transfer_recv(xfer_, cols_, cl_, 1, r, rs));
+        const DRI_Index ss[2] = {sb_.bytes, sb_.bytes}, rs[2] = {rb_.bytes, rb_.bytes};
+        OK(DRI_Transfer_send(xfer_, rows_, rl_, nbuf_, sends_, ss));
+        OK(DRI_Transfer_recv(xfer_, cols_, cl_, nbuf_, recvs_, rs));
         OK(DRI_Transfer_set_strategy(xfer_, strategy));
     }
 
     ~Turn() {
         if (xfer_) DRI_Transfer_destroy(&xfer_);
-        if (shared_) {
-            DRI_Free_mem(comm(), send_);
-            DRI_Free_mem(comm(), recv_);
-        }
+        if (shared_)
+            for (int k = 0; k < nbuf_; ++k) {
+                DRI_Free_mem(comm(), sends_[k]);
+                DRI_Free_mem(comm(), recvs_[k]);
+            }
         DRI_Layout_destroy(&rl_);
         DRI_Layout_destroy(&cl_);
         DRI_Distribution_destroy(&rows_);
@@ -101,12 +105,30 @@ class Turn {
     void* send_buffer() const { return send_; }
     void* recv_buffer() const { return recv_; }
 
-    // Every element of this process's column block holds its global index.
-    bool delivered() const {
-        const auto* r = static_cast<const std::int32_t*>(recv_);
+    // Every element of this process's column block (in receive buffer k)
+    // holds its global index.
+    bool delivered(int k = 0) const {
+        const auto* r = static_cast<const std::int32_t*>(recvs_[k]);
         for (DRI_Index j = 0; j < rb_.local_extent[1]; ++j)
             for (DRI_Index i = 0; i < R; ++i)
                 if (r[j * R + i] != value(i, rb_.owned_first[1] + j)) return false;
+        return true;
+    }
+
+    // Adds `plus` to every cell of receive buffer k.
+    void bump(int k, std::int32_t plus) {
+        auto* r = static_cast<std::int32_t*>(recvs_[k]);
+        for (DRI_Index c = 0; c < rb_.local_extent[0] * rb_.local_extent[1]; ++c)
+            r[c] += plus;
+    }
+
+    // Every element of this process's row block (in send buffer k) holds its
+    // global index plus `plus`.
+    bool holds(int k, std::int32_t plus) const {
+        const auto* s = static_cast<const std::int32_t*>(sends_[k]);
+        for (DRI_Index i = 0; i < sb_.local_extent[0]; ++i)
+            for (DRI_Index j = 0; j < C; ++j)
+                if (s[i * C + j] != value(sb_.owned_first[0] + i, j) + plus) return false;
         return true;
     }
 
@@ -126,22 +148,27 @@ class Turn {
     }
 
     void fill() {
-        auto* s = static_cast<std::int32_t*>(send_);
-        for (DRI_Index i = 0; i < sb_.local_extent[0]; ++i)
-            for (DRI_Index j = 0; j < C; ++j)
-                s[i * C + j] = value(sb_.owned_first[0] + i, j);
-        std::memset(recv_, 0xff, static_cast<std::size_t>(rb_.bytes));
+        for (int k = 0; k < nbuf_; ++k) {
+            auto* s = static_cast<std::int32_t*>(sends_[k]);
+            for (DRI_Index i = 0; i < sb_.local_extent[0]; ++i)
+                for (DRI_Index j = 0; j < C; ++j)
+                    s[i * C + j] = value(sb_.owned_first[0] + i, j);
+            std::memset(recvs_[k], 0xff, static_cast<std::size_t>(rb_.bytes));
+        }
     }
 
     bool shared_;
     std::int32_t salt_ = 0;
+    int nbuf_ = 1;
     DRI_Globaldata gdo_ = nullptr;
     DRI_Partition rows_p_ = nullptr, cols_p_ = nullptr;
     DRI_Group group_ = nullptr;
     DRI_Distribution rows_ = nullptr, cols_ = nullptr;
     DRI_Layout rl_ = nullptr, cl_ = nullptr;
     DRI_Blockinfo sb_{}, rb_{};
-    std::vector<std::int32_t> own_send_, own_recv_;
+    std::vector<std::int32_t> own_send_[2], own_recv_[2];
+    void* sends_[2] = {nullptr, nullptr};
+    void* recvs_[2] = {nullptr, nullptr};
     void* send_ = nullptr;
     void* recv_ = nullptr;
     DRI_Transfer xfer_ = nullptr;
@@ -462,8 +489,10 @@ TEST_CASE("DRI_Transfer_reverse: one rank's bad or different argument fails on e
 // touching nothing (before, it was accepted: with ALLTOALLW the forward then
 // delivered wrong cells). Different buffers of a ring may overlap in time.
 TEST_CASE("A reverse and its forward may not run on the same buffer at once") {
-    for (DRI_Strategy s : {DRI_STRATEGY_P2P, DRI_STRATEGY_ALLTOALLW, DRI_STRATEGY_PACKED,
-                           static_cast<DRI_Strategy>(dri::test::single_copy_strategy())}) {
+    // ALLTOALLW delivered wrong cells; the single copy reads the buffer
+    // straight from another process (the others behave alike).
+    for (DRI_Strategy s :
+         {DRI_STRATEGY_ALLTOALLW, static_cast<DRI_Strategy>(dri::test::single_copy_strategy())}) {
         CAPTURE(s);
         Turn turn(true, s);
         OK(DRI_Transfer_commit(turn.xfer()));
@@ -485,6 +514,27 @@ TEST_CASE("A reverse and its forward may not run on the same buffer at once") {
         OK(DRI_Do(turn.xfer()));
         CHECK(turn.delivered());
         OK(DRI_Do(rev));
+        OK(DRI_Transfer_destroy(&rev));
+    }
+}
+
+TEST_CASE("A reverse may run on one buffer while its forward moves another") {
+    for (DRI_Strategy s :
+         {DRI_STRATEGY_ALLTOALLW, static_cast<DRI_Strategy>(dri::test::single_copy_strategy())}) {
+        CAPTURE(s);
+        Turn turn(true, s, 0, 2);
+        OK(DRI_Transfer_commit(turn.xfer()));
+        DRI_Transfer rev = nullptr;
+        OK(DRI_Transfer_reverse(turn.xfer(), DRI_COMBINE_SUM, &rev));
+        OK(DRI_Do(turn.xfer())); // send buffer 0 -> receive buffer 0
+        CHECK(turn.delivered(0));
+        turn.bump(0, 7);               // what the receivers computed
+        OK(DRI_Do_start(turn.xfer())); // buffer 1 in flight ...
+        OK(DRI_Do(rev));               // ... while buffer 0 comes back
+        OK(DRI_Do_wait(turn.xfer()));
+        CHECK(turn.delivered(1));
+        CHECK(turn.holds(0, 7)); // each element has one copy: the sum is that copy
+        CHECK(turn.holds(1, 0));
         OK(DRI_Transfer_destroy(&rev));
     }
 }
