@@ -247,3 +247,34 @@ TEST_CASE("fan-out: a process in two receiving sides, first in the one it did no
     CHECK_MESSAGE(code == dri::Errc::inconsistent, msg);
     CHECK_MESSAGE(msg.find("rank 1 is in two receiving sides") != std::string::npos, msg);
 }
+
+TEST_CASE("fan-out: two sending sides of one name are DRI_ERR_INCONSISTENT everywhere") {
+    if (world_size() < 2) return;
+    // Ranks 0 and 1 each declare a sending side over themselves alone.
+    const core::Shape shape(core::parse_shape("8x6"), core::parse_type("int16"));
+    const int me = world_rank();
+    const dri::Group all(world(), all_ranks());
+    const dri::Distribution dr(to_api(shape), to_api(core::parse_partition("whole,block")), all);
+    std::vector<std::byte> sbuf(8 * 6 * 2),
+        rbuf(static_cast<std::size_t>(dr.block(dri::Layout::packed(2)).bytes));
+    dri::Transfer t("two senders");
+    std::vector<std::span<std::byte>> sring{sbuf}, rring{rbuf};
+    std::optional<dri::Group> mine;
+    std::optional<dri::Distribution> ds;
+    if (me <= 1) {
+        mine.emplace(world(), std::vector<int>{me});
+        ds.emplace(to_api(shape), to_api(core::parse_partition("whole,whole")), *mine);
+        t.send(*ds, dri::Layout::packed(2), sring);
+    }
+    t.recv(dr, dri::Layout::packed(2), rring);
+    std::string msg;
+    dri::Errc code = dri::Errc::success;
+    try {
+        dri::commit(world(), {&t});
+    } catch (const dri::Error& e) {
+        code = e.code();
+        msg = e.what();
+    }
+    CHECK_MESSAGE(code == dri::Errc::inconsistent, msg);
+    CHECK_MESSAGE(msg.find("a name has one sending side") != std::string::npos, msg);
+}

@@ -538,3 +538,32 @@ TEST_CASE("A reverse may run on one buffer while its forward moves another") {
         OK(DRI_Transfer_destroy(&rev));
     }
 }
+
+// docs/concepts.md ("Layouts"): an empty block stores nothing, padding or not.
+TEST_CASE("DRI_Blockinfo of an empty block with padding: 0 bytes") {
+    if (size() < 2) return;
+    const DRI_Index ext[1] = {1}; // one element: every process but the first holds none
+    DRI_Globaldata gdo = nullptr;
+    DRI_Partition part = nullptr;
+    DRI_Group group = nullptr;
+    DRI_Distribution dist = nullptr;
+    DRI_Layout padded = nullptr;
+    OK(DRI_Globaldata_create(1, ext, DRI_INT32, &gdo));
+    OK(DRI_Partition_create_spec("block[0:]", &part));
+    OK(DRI_Group_create(comm(), 0, nullptr, &group));
+    OK(DRI_Distribution_create(gdo, part, group, &dist));
+    const int order[1] = {0};
+    const DRI_Index pad[1] = {5};
+    OK(DRI_Layout_create(1, order, pad, &padded));
+    DRI_Blockinfo first{}, last{};
+    OK(DRI_Blockinfo_get_index(dist, padded, 0, &first));
+    OK(DRI_Blockinfo_get_index(dist, padded, size() - 1, &last));
+    CHECK(first.bytes == (1 + 5) * 4); // the outermost padding is allocated
+    CHECK(last.local_extent[0] == 0);
+    CHECK(last.bytes == 0);
+    DRI_Layout_destroy(&padded);
+    DRI_Distribution_destroy(&dist);
+    DRI_Group_destroy(&group);
+    DRI_Partition_destroy(&part);
+    DRI_Globaldata_destroy(&gdo);
+}
