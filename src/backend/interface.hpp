@@ -72,8 +72,14 @@ void require_no_mpi_failure(const TransferImpl& t);
 // Collective over the processes of the committed transfer `forward` (its
 // sending and receiving groups): its reverse, which combines every
 // receiver's copies back into the senders' elements with `op`, over the
-// forward rings swapped. See reverse.cpp.
-std::shared_ptr<TransferImpl> reverse_transfer(const TransferImpl& forward, core::CombineOp op);
+// forward rings swapped. See reverse.cpp. `pre` as for make_distribution;
+// the processes must pass the same op (else Errc::inconsistent everywhere).
+std::shared_ptr<TransferImpl> reverse_transfer(const TransferImpl& forward, core::CombineOp op,
+                                               const Status& pre = {});
+
+// The reverse runs over its forward's rings: neither may start on a buffer
+// the other has in flight (DRI_ERR_STATE). Called when the reverse is made.
+void join_family(const TransferImpl& forward, TransferImpl& reverse);
 
 void execute(TransferImpl& t);
 void start(TransferImpl& t);

@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,6 +54,17 @@ struct Role {
     int current = 0;
 };
 
+struct TransferImpl;
+
+// A forward transfer and its reverses: they run over the same rings, each
+// with its own cursor. A reorganization may not start on a buffer another
+// of them has in flight (DRI_ERR_STATE): one would read or write what the
+// other is moving. Made with the transfer; a reverse joins its forward's.
+struct RingFamily {
+    std::mutex mutex;
+    std::vector<TransferImpl*> members;
+};
+
 struct TransferImpl {
     std::string name;
     std::optional<Role> send, recv;
@@ -70,6 +82,10 @@ struct TransferImpl {
     // after the rendezvous: the receiving side this process is in (-1: none).
     std::shared_ptr<const core::Match> sides;
     int recv_side = -1;
+    // The family of rings it shares, and the buffers it has in flight (from
+    // DRI_Do or start until complete; empty otherwise), under its mutex.
+    std::shared_ptr<RingFamily> family;
+    std::span<const std::byte> busy_send, busy_recv;
 
     TransferImpl();
     ~TransferImpl();

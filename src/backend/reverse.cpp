@@ -97,10 +97,28 @@ Role swapped_role(const Role& r) {
     return Role{r.dist, r.layout, r.buffers, 0};
 }
 
+// Collective over comm: every process passed the same operation, else
+// DRI_ERR_INCONSISTENT on every process (each would combine with its own,
+// or, with REPLACE on some, plan different messages and hang).
+void compare_op(MPI_Comm comm, const TransferImpl& f, core::CombineOp op) {
+    int range[2] = {static_cast<int>(op), -static_cast<int>(op)};
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+    if (range[0] != -range[1])
+        throw AgreedError(Errc::inconsistent,
+                          "transfer '" + f.name +
+                              "': the processes passed different combine "
+                              "operations to its reverse (" +
+                              core::to_string(static_cast<core::CombineOp>(range[0])) + " and " +
+                              core::to_string(static_cast<core::CombineOp>(-range[1])) + ")");
+}
+
 } // namespace
 
-std::shared_ptr<TransferImpl> reverse_transfer(const TransferImpl& f, core::CombineOp op) {
+std::shared_ptr<TransferImpl> reverse_transfer(const TransferImpl& f, core::CombineOp op,
+                                               const Status& pre) {
     require_initialized();
+    // Without a committed forward transfer there are no processes to agree
+    // with: a local error (every process of a correct program sees the same).
     if (!f.committed || !f.sides)
         core::fail(Errc::state, "transfer '" + f.name +
                                     "' has no reverse: only a committed forward transfer has one");
@@ -108,12 +126,16 @@ std::shared_ptr<TransferImpl> reverse_transfer(const TransferImpl& f, core::Comb
     const std::vector<int> all = participants(*f.sides);
     const ScopedComm comm(comm_of(f.parent(), all));
     std::vector<ReversePart> parts;
-    // A bad operation on one process is an error on all of them.
-    agree(comm.get(), capture([&] {
+    // A bad argument on one process is an error on all of them, and so are
+    // different operations.
+    agree(comm.get(), pre.failed() ? pre : capture([&] {
               if (static_cast<int>(op) < 0 ||
                   static_cast<int>(op) > static_cast<int>(core::CombineOp::replace))
                   core::fail(Errc::arg, "transfer '" + f.name + "': unknown combine operation " +
                                             std::to_string(static_cast<int>(op)));
+          }));
+    compare_op(comm.get(), f, op);
+    agree(comm.get(), capture([&] {
               check_reverse(f, op);
               parts = parts_of(f, all, op);
           }));
@@ -127,6 +149,7 @@ std::shared_ptr<TransferImpl> reverse_transfer(const TransferImpl& f, core::Comb
                                      f.sides->send.dist->shape().type(), op);
           }));
     r->pin_rings();
+    join_family(f, *r);
     r->committed = true;
     return r;
 }

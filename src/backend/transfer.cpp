@@ -5,6 +5,7 @@
 #include "backend/commit/commit.hpp"
 #include "backend/shared_memory.hpp"
 #include "backend/strategies/executor.hpp"
+#include "backend/strategies/progress.hpp"
 
 namespace dri::detail {
 
@@ -50,6 +51,15 @@ std::byte* current(std::optional<Role>& r) {
     return r ? r->buffers[static_cast<std::size_t>(r->current)].data() : nullptr;
 }
 
+std::span<const std::byte> current_span(const std::optional<Role>& r) {
+    return r ? r->buffers[static_cast<std::size_t>(r->current)] : std::span<const std::byte>{};
+}
+
+bool overlap(std::span<const std::byte> a, std::span<const std::byte> b) {
+    return !a.empty() && !b.empty() && a.data() < b.data() + b.size() &&
+           b.data() < a.data() + a.size();
+}
+
 } // namespace
 void require_no_mpi_failure(const TransferImpl& t) {
     if (!t.failed.empty())
@@ -77,15 +87,51 @@ void ready(const TransferImpl& t, bool want_in_flight) {
                                        : "already has a reorganization in flight"));
 }
 
+// Marks the buffers a reorganization of t is about to move as in flight,
+// after checking that its forward or reverse does not have one of them in
+// flight: refused (DRI_ERR_STATE) before anything is touched.
+void claim_buffers(TransferImpl& t) {
+    const std::span<const std::byte> mine[2] = {current_span(t.send), current_span(t.recv)};
+    std::lock_guard<std::mutex> lock(t.family->mutex);
+    for (const TransferImpl* o : t.family->members) {
+        if (o == &t) continue;
+        for (const std::span<const std::byte> theirs : {o->busy_send, o->busy_recv})
+            for (int k = 0; k < 2; ++k)
+                if (overlap(mine[k], theirs))
+                    core::fail(Errc::state,
+                               "transfer '" + t.name + "': its current " +
+                                   (k == 0 ? "send" : "receive") + " buffer is in flight in '" +
+                                   o->name +
+                                   "', which runs over the same rings; complete that "
+                                   "reorganization first (or use another buffer of the ring)");
+    }
+    t.busy_send = mine[0];
+    t.busy_recv = mine[1];
+}
+
+void free_buffers(TransferImpl& t) noexcept {
+    std::lock_guard<std::mutex> lock(t.family->mutex);
+    t.busy_send = t.busy_recv = {};
+}
+
 } // namespace
 
-TransferImpl::TransferImpl() {
+TransferImpl::TransferImpl() : family(std::make_shared<RingFamily>()) {
+    family->members.push_back(this);
     register_transfer(this);
 }
 
 TransferImpl::~TransferImpl() {
     unregister_transfer(this);
     release();
+    std::lock_guard<std::mutex> lock(family->mutex);
+    std::erase(family->members, this);
+}
+
+void join_family(const TransferImpl& forward, TransferImpl& reverse) {
+    std::lock_guard<std::mutex> lock(forward.family->mutex);
+    forward.family->members.push_back(&reverse);
+    reverse.family = forward.family;
 }
 
 // A reorganization in flight is completed first, as DRI_Do_wait would, by
@@ -109,6 +155,8 @@ void TransferImpl::release() noexcept {
     sides.reset();
     committed = false;
     in_flight = false;
+    std::lock_guard<std::mutex> lock(family->mutex);
+    busy_send = busy_recv = {};
 }
 
 // Every ring buffer in DRI shared memory pins its allocation: DRI_Free_mem
@@ -187,6 +235,7 @@ auto guarded_step(TransferImpl& t, F&& step) {
         if (e.code() != Errc::mpi) throw;
         t.exec->abandon();
         t.in_flight = false;
+        free_buffers(t);
         t.failed = e.what();
         throw;
     }
@@ -196,13 +245,26 @@ auto guarded_step(TransferImpl& t, F&& step) {
 
 void execute(TransferImpl& t) {
     ready(t, false);
-    guarded_step(t, [&] { t.exec->run(current(t.send), current(t.recv)); });
+    claim_buffers(t);
+    try {
+        guarded_step(t, [&] { t.exec->run(current(t.send), current(t.recv)); });
+    } catch (...) {
+        free_buffers(t);
+        throw;
+    }
+    free_buffers(t);
     advance(t);
 }
 
 void start(TransferImpl& t) {
     ready(t, false);
-    guarded_step(t, [&] { t.exec->start(current(t.send), current(t.recv)); });
+    claim_buffers(t);
+    try {
+        guarded_step(t, [&] { t.exec->start(current(t.send), current(t.recv)); });
+    } catch (...) {
+        free_buffers(t);
+        throw;
+    }
     t.in_flight = true;
 }
 
@@ -210,13 +272,17 @@ void wait(TransferImpl& t) {
     ready(t, true);
     guarded_step(t, [&] { t.exec->wait(); });
     t.in_flight = false;
+    free_buffers(t);
     advance(t);
 }
 
 bool test(TransferImpl& t) {
     ready(t, true);
+    // A test progresses the single copies in flight here too (progress.hpp).
+    progress_others(nullptr);
     if (!guarded_step(t, [&] { return t.exec->test(); })) return false;
     t.in_flight = false;
+    free_buffers(t);
     advance(t);
     return true;
 }

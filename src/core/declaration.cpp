@@ -194,6 +194,21 @@ void check_member(const std::map<std::string, Match>& names, const MemberDeclara
         return std::any_of(recs.begin(), recs.end(),
                            [&](const SideRecord& r) { return r.rank == rank; });
     };
+    // The first process of a receiving group that declared another
+    // receiving side of the name is in two of them (the other member order
+    // is found by check_receivers_disjoint): the same code either way.
+    if (!published_by(d.first) && d.role == 1 && it != names.end())
+        for (std::size_t k = 0; k < it->second.recv.size(); ++k) {
+            const std::vector<int>& ranks = it->second.recv[k].ranks;
+            if (std::find(ranks.begin(), ranks.end(), d.first) != ranks.end())
+                fail(Errc::inconsistent,
+                     what + "rank " + std::to_string(d.first) +
+                         " is in two receiving sides, declared by ranks " +
+                         std::to_string(it->second.side[1][k].rank) + " and " +
+                         std::to_string(d.rank) +
+                         " with different global data, partition, group or layout (a process "
+                         "takes part in at most one receiving side of a name)");
+        }
     if (!published_by(d.first))
         fail(Errc::no_partner, what + "the first process of the " + std::string(role_name(d.role)) +
                                    " group (rank " + std::to_string(d.first) +

@@ -214,3 +214,67 @@ TEST_CASE("fan-out: a process in two receiving sides is refused alike everywhere
     CHECK(code == dri::Errc::inconsistent);
     CHECK_MESSAGE(msg.find("rank 0 is in two receiving sides") != std::string::npos, msg);
 }
+
+TEST_CASE("fan-out: a process in two receiving sides, first in the one it did not declare") {
+    if (world_size() < 3) return;
+    // Ranks 0 and 1 declare a side {0, 1}; rank 2 declares a side {1, 2}
+    // that rank 1, its first process, did not declare (rank 1 declared the
+    // other). Before, rank 2 was told that rank 1 declared nothing.
+    const core::Shape shape(core::parse_shape("8x6"), core::parse_type("int16"));
+    const int me = world_rank();
+    const std::vector<int> first = {0, 1}, second = {1, 2};
+    const dri::Group gs(world(), all_ranks()), g1(world(), first), g2(world(), second);
+    const dri::Distribution ds(to_api(shape), to_api(core::parse_partition("block,whole")), gs);
+    std::vector<std::byte> sbuf(static_cast<std::size_t>(ds.block(dri::Layout::packed(2)).bytes)),
+        rbuf(8 * 6 * 2);
+    dri::Transfer t("twice, other order");
+    std::vector<std::span<std::byte>> sring{sbuf}, rring{rbuf};
+    t.send(ds, dri::Layout::packed(2), sring);
+    std::optional<dri::Distribution> d1, d2; // collective over their groups
+    if (me <= 1) d1.emplace(to_api(shape), to_api(core::parse_partition("whole,block")), g1);
+    if (me == 1 || me == 2)
+        d2.emplace(to_api(shape), to_api(core::parse_partition("block,whole")), g2);
+    if (me <= 1) t.recv(*d1, dri::Layout::packed(2), rring);
+    if (me == 2) t.recv(*d2, dri::Layout::packed(2), rring);
+    std::string msg;
+    dri::Errc code = dri::Errc::success;
+    try {
+        dri::commit(world(), {&t});
+    } catch (const dri::Error& e) {
+        code = e.code();
+        msg = e.what();
+    }
+    CHECK_MESSAGE(code == dri::Errc::inconsistent, msg);
+    CHECK_MESSAGE(msg.find("rank 1 is in two receiving sides") != std::string::npos, msg);
+}
+
+TEST_CASE("fan-out: two sending sides of one name are DRI_ERR_INCONSISTENT everywhere") {
+    if (world_size() < 2) return;
+    // Ranks 0 and 1 each declare a sending side over themselves alone.
+    const core::Shape shape(core::parse_shape("8x6"), core::parse_type("int16"));
+    const int me = world_rank();
+    const dri::Group all(world(), all_ranks());
+    const dri::Distribution dr(to_api(shape), to_api(core::parse_partition("whole,block")), all);
+    std::vector<std::byte> sbuf(8 * 6 * 2),
+        rbuf(static_cast<std::size_t>(dr.block(dri::Layout::packed(2)).bytes));
+    dri::Transfer t("two senders");
+    std::vector<std::span<std::byte>> sring{sbuf}, rring{rbuf};
+    std::optional<dri::Group> mine;
+    std::optional<dri::Distribution> ds;
+    if (me <= 1) {
+        mine.emplace(world(), std::vector<int>{me});
+        ds.emplace(to_api(shape), to_api(core::parse_partition("whole,whole")), *mine);
+        t.send(*ds, dri::Layout::packed(2), sring);
+    }
+    t.recv(dr, dri::Layout::packed(2), rring);
+    std::string msg;
+    dri::Errc code = dri::Errc::success;
+    try {
+        dri::commit(world(), {&t});
+    } catch (const dri::Error& e) {
+        code = e.code();
+        msg = e.what();
+    }
+    CHECK_MESSAGE(code == dri::Errc::inconsistent, msg);
+    CHECK_MESSAGE(msg.find("a name has one sending side") != std::string::npos, msg);
+}

@@ -66,6 +66,9 @@ struct Options {
 struct Stats {
     long calls = 0, frames = 0, commits = 0, teardowns_in_flight = 0, finalizes = 0;
     long pinned_refusals = 0; // DRI_Free_mem refused: a committed transfer uses the memory
+    long crossed = 0;         // transfers completed in per-rank random orders
+    long reverses = 0;        // DRI_Transfer_reverse calls
+    double crossed_seconds = 0;
     std::array<long, 32> codes{};
     std::array<long, 8> strategies{}; // successful commits per requested strategy
 };
@@ -1812,8 +1815,135 @@ class Sequence {
 
     void step() {
         if (!initialized_) return uninitialized_step();
+        // Several in flight at once, then completed in per-rank orders.
+        const int flying = in_flight_count();
+        const int idle = pick_if(xfer_, [](const Xfer& o) { return o.committed && !o.in_flight; });
+        if (flying >= 1 && idle >= 0 && rng_.percent(35)) return reorganize(idle, kStart);
+        if ((flying >= 2 || (flying >= 1 && idle >= 0)) && rng_.percent(40)) {
+            const double t = MPI_Wtime();
+            complete_crossed();
+            stats_.crossed_seconds += MPI_Wtime() - t;
+            return;
+        }
         if (rng_.percent(55)) return useful_step();
         random_step();
+    }
+
+    int in_flight_count() const {
+        int n = 0;
+        for (const Xfer& x : xfer_)
+            n += x.live && x.in_flight ? 1 : 0;
+        return n;
+    }
+
+    // ---- reverses --------------------------------------------------------------------
+
+    enum ReverseBad { kRevLegal, kRevNullOut, kRevOtherOp, kRevUnknownOp, kRevModes };
+
+    // DRI_Transfer_reverse of a committed transfer, collective over its
+    // participants, legal or with one random participant passing a NULL
+    // output handle (DRI_ERR_NULL), another combine operation
+    // (DRI_ERR_INCONSISTENT) or an unknown one (DRI_ERR_ARG): the same code
+    // on every participant, and no handle made. A reverse made is destroyed
+    // at once (its data is test_reverse_mpi's).
+    void reverse(int xi) {
+        const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        const bool part = has(x.roles(), g_rank);
+        const auto mode = static_cast<ReverseBad>(rng_.below(kRevModes));
+        const int odd = pick_rank(x.roles());
+        const int base = rng_.below(3); // SUM, MAX or MIN: defined on int32
+        int op = base;
+        if (g_rank == odd && mode == kRevOtherOp) op = (base + 1) % 3;
+        if (g_rank == odd && mode == kRevUnknownOp) op = 17;
+        static const char* const modes[] = {"", ", a NULL output handle on rank %d",
+                                            ", another operation on rank %d",
+                                            ", an unknown operation on rank %d"};
+        call(format("DRI_Transfer_reverse(xfer %d \"%s\", %d)%s", xi, x.name.c_str(), base,
+                    format(modes[mode], odd).c_str()));
+        static constexpr Codes want[] = {kOk, code(DRI_ERR_NULL), code(DRI_ERR_INCONSISTENT),
+                                         code(DRI_ERR_ARG)};
+        ++stats_.reverses;
+        DRI_Transfer rev = nullptr;
+        int rc = DRI_SUCCESS;
+        if (part) {
+            DRI_Combine c;
+            static_assert(sizeof c == sizeof op);
+            std::memcpy(&c, &op, sizeof c);
+            rc =
+                DRI_Transfer_reverse(x.h, c, g_rank == odd && mode == kRevNullOut ? nullptr : &rev);
+        }
+        // Alone, a process disagrees with nobody.
+        const bool alone = count(x.roles()) == 1;
+        expect_collective(rc, mode == kRevOtherOp && alone ? kOk : want[mode], part);
+        // The message names the odd rank by its rank among the participants.
+        if (mode != kRevLegal && mode != kRevOtherOp && part)
+            expect_message_from(count(x.roles() & (bit_of(odd) - 1)));
+        if (rc != DRI_SUCCESS && rev) fail("a failed DRI_Transfer_reverse made a handle");
+        if (rev) expect(DRI_Transfer_destroy(&rev), kOk);
+    }
+
+    // ---- crossed completion orders -----------------------------------------------------
+
+    // Every transfer in flight is completed, and maybe one idle committed
+    // transfer run with DRI_Do, each rank in an order of its own, by its own
+    // choice of DRI_Do_wait, DRI_Do_test until done, or one test then a wait;
+    // or (drawn for all) each destroyed, again in per-rank orders. The
+    // single copy completes only because every completion call progresses
+    // every single-copy transfer in flight (docs/concepts.md, "Running a
+    // transfer"). The data of each is then checked as usual.
+    void complete_crossed() {
+        std::vector<int> order;
+        for (std::size_t i = 0; i < xfer_.size(); ++i)
+            if (xfer_[i].live && xfer_[i].in_flight) order.push_back(static_cast<int>(i));
+        const std::size_t flying = order.size();
+        const int idle = pick_if(xfer_, [](const Xfer& o) { return o.committed && !o.in_flight; });
+        if (idle >= 0 && rng_.percent(50)) order.push_back(idle);
+        const bool destroy = rng_.percent(25);
+        Rng mine(rng_.next() ^ (0x94d049bb133111ebULL * static_cast<std::uint64_t>(g_rank + 1)));
+        for (std::size_t i = order.size(); i > 1; --i)
+            std::swap(order[i - 1],
+                      order[static_cast<std::size_t>(mine.below(static_cast<int>(i)))]);
+        std::vector<DRI_Transfer> old(xfer_.size(), nullptr);
+        for (int xi : order) {
+            Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+            const bool part = has(x.roles(), g_rank);
+            if (destroy && x.in_flight) { // every rank destroys its handle
+                call(format("DRI_Transfer_destroy(xfer %d \"%s\") in flight among %zu, this "
+                            "rank's order",
+                            xi, x.name.c_str(), flying));
+                old[static_cast<std::size_t>(xi)] = x.h;
+                expect(DRI_Transfer_destroy(&x.h), kOk);
+                if (x.h) fail("the handle is not NULL after DRI_Transfer_destroy");
+                if (part) deliver_local(x, "after DRI_Transfer_destroy completed it (crossed)");
+                continue;
+            }
+            if (!part) continue; // nothing committed here
+            if (!x.in_flight) {
+                call(format("DRI_Do(xfer %d \"%s\") among %zu in flight, this rank's order", xi,
+                            x.name.c_str(), flying));
+                if (x.side[0].ring.nbuf) fill(x.side[0].ring, x.serial, x.frame);
+                expect(DRI_Do(x.h), kOk);
+                deliver_local(x, "after DRI_Do among transfers in flight");
+                continue;
+            }
+            const int how = mine.below(3);
+            static const char* const hows[] = {"DRI_Do_wait", "DRI_Do_test until done",
+                                               "DRI_Do_test then DRI_Do_wait"};
+            call(format("%s(xfer %d \"%s\") among %zu in flight, this rank's order", hows[how], xi,
+                        x.name.c_str(), flying));
+            expect(how == 0 ? DRI_Do_wait(x.h) : test_until_done(x, how == 2), kOk);
+            deliver_local(x, "after completing it in a crossed order");
+        }
+        for (int xi : order) {
+            Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+            const bool was_flying = x.in_flight;
+            finish(x);
+            ++stats_.crossed;
+            if (!destroy || !was_flying) continue;
+            ++stats_.teardowns_in_flight;
+            forget(x, xi);
+            x.stale = old[static_cast<std::size_t>(xi)];
+        }
     }
 
     // A step toward a transfer that runs: what is missing first, then
@@ -1847,7 +1977,8 @@ class Sequence {
         }
         if (w < 45) return reorganize(xi, kBlocking);
         if (w < 80) return reorganize(xi, kStart);
-        if (w < 86) return current(xi);
+        if (w < 82) return current(xi);
+        if (w < 86) return reverse(xi);
         if (w < 92) {
             const int m = pick_if(
                 mem_, [&](const Mem& mm) { return mm.bound[0] == xi || mm.bound[1] == xi; });
@@ -1976,9 +2107,9 @@ bool parse(int argc, char** argv, Options& o, bool& seed_given) {
 void summary(const Stats& s, int sequences, double seconds) {
     std::printf("lifetime: %d sequences passed in %.1f s: %ld calls, %ld commits, %ld frames "
                 "verified, %ld teardowns in flight, %ld finalizes, %ld DRI_Free_mem refused "
-                "(memory in use)\n",
+                "(memory in use), %ld completed in crossed orders, %ld reverses\n",
                 sequences, seconds, s.calls, s.commits, s.frames, s.teardowns_in_flight,
-                s.finalizes, s.pinned_refusals);
+                s.finalizes, s.pinned_refusals, s.crossed, s.reverses);
     std::printf("lifetime: commits by strategy:");
     for (int k = 0; k < kStrategies; ++k)
         std::printf(" %s %ld", kStrategyText[k], s.strategies[static_cast<std::size_t>(k)]);
@@ -2028,8 +2159,12 @@ int main(int argc, char** argv) {
     Stats stats;
     const double t0 = MPI_Wtime();
     int done = 0;
+    double slowest = 0;
+    int slowest_k = -1;
     for (int k = first; k < last && !failed; ++k) {
+        const double ts = MPI_Wtime();
         Sequence(opt, k, stats).run();
+        if (MPI_Wtime() - ts > slowest) slowest = MPI_Wtime() - ts, slowest_k = k;
         ++done;
         // The time limit (rank 0's clock decides for all) keeps a run within
         // ctest's timeout where more ranks than cores make collectives slow.
@@ -2055,7 +2190,11 @@ int main(int argc, char** argv) {
         failed = 1;
     }
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm());
-    if (g_rank == 0 && !failed) summary(stats, done, MPI_Wtime() - t0);
+    if (g_rank == 0 && !failed) {
+        summary(stats, done, MPI_Wtime() - t0);
+        std::printf("lifetime: the slowest sequence, %d, took %.3f s; %.3f s in crossed orders\n",
+                    slowest_k, slowest, stats.crossed_seconds);
+    }
     dri::test::close_world();
     MPI_Finalize();
     return failed;

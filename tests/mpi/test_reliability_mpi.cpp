@@ -9,8 +9,10 @@
 #include <doctest/doctest.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,7 +51,10 @@ class Turn {
   public:
     static constexpr DRI_Index R = 24, C = 20;
 
-    Turn(bool shared_memory, DRI_Strategy strategy) : shared_(shared_memory) {
+    // `salt` sets the data apart from another turn's; `nbuf` (1 or 2)
+    // buffers per ring.
+    Turn(bool shared_memory, DRI_Strategy strategy, std::int32_t salt = 0, int nbuf = 1)
+        : shared_(shared_memory), salt_(salt), nbuf_(nbuf) {
         const DRI_Index ext[2] = {R, C};
         OK(DRI_Globaldata_create(2, ext, DRI_INT32, &gdo_));
         OK(DRI_Partition_create_spec("block,whole", &rows_p_));
@@ -62,24 +67,27 @@ class Turn {
         OK(DRI_Layout_create(2, col_major, nullptr, &cl_));
         OK(DRI_Blockinfo_get(rows_, rl_, &sb_));
         OK(DRI_Blockinfo_get(cols_, cl_, &rb_));
-        send_ = allocate(sb_.bytes, own_send_);
-        recv_ = allocate(rb_.bytes, own_recv_);
+        for (int k = 0; k < nbuf_; ++k) {
+            sends_[k] = allocate(sb_.bytes, own_send_[k]);
+            recvs_[k] = allocate(rb_.bytes, own_recv_[k]);
+        }
+        send_ = sends_[0];
+        recv_ = recvs_[0];
         fill();
         OK(DRI_Transfer_create("reliability turn", &xfer_));
-        void* s[1] = {send_};
-        void* r[1] = {recv_};
-        const DRI_Index ss[1] = {sb_.bytes}, rs[1] = {rb_.bytes};
-        OK(DRI_Transfer_send(xfer_, rows_, rl_, 1, s, ss));
-        OK(DRI_Transfer_recv(xfer_, cols_, cl_, 1, r, rs));
+        const DRI_Index ss[2] = {sb_.bytes, sb_.bytes}, rs[2] = {rb_.bytes, rb_.bytes};
+        OK(DRI_Transfer_send(xfer_, rows_, rl_, nbuf_, sends_, ss));
+        OK(DRI_Transfer_recv(xfer_, cols_, cl_, nbuf_, recvs_, rs));
         OK(DRI_Transfer_set_strategy(xfer_, strategy));
     }
 
     ~Turn() {
         if (xfer_) DRI_Transfer_destroy(&xfer_);
-        if (shared_) {
-            DRI_Free_mem(comm(), send_);
-            DRI_Free_mem(comm(), recv_);
-        }
+        if (shared_)
+            for (int k = 0; k < nbuf_; ++k) {
+                DRI_Free_mem(comm(), sends_[k]);
+                DRI_Free_mem(comm(), recvs_[k]);
+            }
         DRI_Layout_destroy(&rl_);
         DRI_Layout_destroy(&cl_);
         DRI_Distribution_destroy(&rows_);
@@ -97,18 +105,36 @@ class Turn {
     void* send_buffer() const { return send_; }
     void* recv_buffer() const { return recv_; }
 
-    // Every element of this process's column block holds its global index.
-    bool delivered() const {
-        const auto* r = static_cast<const std::int32_t*>(recv_);
+    // Every element of this process's column block (in receive buffer k)
+    // holds its global index.
+    bool delivered(int k = 0) const {
+        const auto* r = static_cast<const std::int32_t*>(recvs_[k]);
         for (DRI_Index j = 0; j < rb_.local_extent[1]; ++j)
             for (DRI_Index i = 0; i < R; ++i)
                 if (r[j * R + i] != value(i, rb_.owned_first[1] + j)) return false;
         return true;
     }
 
+    // Adds `plus` to every cell of receive buffer k.
+    void bump(int k, std::int32_t plus) {
+        auto* r = static_cast<std::int32_t*>(recvs_[k]);
+        for (DRI_Index c = 0; c < rb_.local_extent[0] * rb_.local_extent[1]; ++c)
+            r[c] += plus;
+    }
+
+    // Every element of this process's row block (in send buffer k) holds its
+    // global index plus `plus`.
+    bool holds(int k, std::int32_t plus) const {
+        const auto* s = static_cast<const std::int32_t*>(sends_[k]);
+        for (DRI_Index i = 0; i < sb_.local_extent[0]; ++i)
+            for (DRI_Index j = 0; j < C; ++j)
+                if (s[i * C + j] != value(sb_.owned_first[0] + i, j) + plus) return false;
+        return true;
+    }
+
   private:
-    static std::int32_t value(DRI_Index i, DRI_Index j) {
-        return static_cast<std::int32_t>(i * C + j);
+    std::int32_t value(DRI_Index i, DRI_Index j) const {
+        return static_cast<std::int32_t>(i * C + j) + salt_ * 100000;
     }
 
     void* allocate(DRI_Index bytes, std::vector<std::int32_t>& own) {
@@ -122,21 +148,27 @@ class Turn {
     }
 
     void fill() {
-        auto* s = static_cast<std::int32_t*>(send_);
-        for (DRI_Index i = 0; i < sb_.local_extent[0]; ++i)
-            for (DRI_Index j = 0; j < C; ++j)
-                s[i * C + j] = value(sb_.owned_first[0] + i, j);
-        std::memset(recv_, 0xff, static_cast<std::size_t>(rb_.bytes));
+        for (int k = 0; k < nbuf_; ++k) {
+            auto* s = static_cast<std::int32_t*>(sends_[k]);
+            for (DRI_Index i = 0; i < sb_.local_extent[0]; ++i)
+                for (DRI_Index j = 0; j < C; ++j)
+                    s[i * C + j] = value(sb_.owned_first[0] + i, j);
+            std::memset(recvs_[k], 0xff, static_cast<std::size_t>(rb_.bytes));
+        }
     }
 
     bool shared_;
+    std::int32_t salt_ = 0;
+    int nbuf_ = 1;
     DRI_Globaldata gdo_ = nullptr;
     DRI_Partition rows_p_ = nullptr, cols_p_ = nullptr;
     DRI_Group group_ = nullptr;
     DRI_Distribution rows_ = nullptr, cols_ = nullptr;
     DRI_Layout rl_ = nullptr, cl_ = nullptr;
     DRI_Blockinfo sb_{}, rb_{};
-    std::vector<std::int32_t> own_send_, own_recv_;
+    std::vector<std::int32_t> own_send_[2], own_recv_[2];
+    void* sends_[2] = {nullptr, nullptr};
+    void* recvs_[2] = {nullptr, nullptr};
     void* send_ = nullptr;
     void* recv_ = nullptr;
     DRI_Transfer xfer_ = nullptr;
@@ -297,4 +329,241 @@ TEST_CASE("DRI_Group_create without a rank list: n is 0 or the parent's size") {
         CHECK(got == size());
         OK(DRI_Group_destroy(&g));
     }
+}
+
+// The progress rule of the single copy (docs/concepts.md): a completion call
+// on a process progresses every single-copy transfer in flight there, so two
+// SHARED (one node) or HYBRID (several) transfers in flight complete
+// whatever order each rank completes them in. Before the rule, a reader
+// copied only inside its own wait on that transfer, and crossed orders hung.
+namespace {
+
+// Completes `t` by DRI_Do_test alone; false after 30 s (a hang, reported
+// instead of waited for).
+bool test_until_done(DRI_Transfer t) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    int done = 0;
+    while (!done) {
+        if (DRI_Do_test(t, &done) != DRI_SUCCESS) return false;
+        if (std::chrono::steady_clock::now() > end) return false;
+    }
+    return true;
+}
+
+// Two single-copy turns with their data set apart, both committed; `p2p`
+// makes the second one move messages instead.
+struct TwoTurns {
+    std::unique_ptr<Turn> a, b;
+    explicit TwoTurns(bool p2p = false) {
+        const auto single = static_cast<DRI_Strategy>(dri::test::single_copy_strategy());
+        a = std::make_unique<Turn>(true, single, 1);
+        b = std::make_unique<Turn>(!p2p, p2p ? DRI_STRATEGY_P2P : single, 2);
+        OK(DRI_Transfer_commit(a->xfer()));
+        OK(DRI_Transfer_commit(b->xfer()));
+    }
+    // Even ranks take a first, odd ranks b.
+    Turn& first() { return rank() % 2 == 0 ? *a : *b; }
+    Turn& second() { return rank() % 2 == 0 ? *b : *a; }
+};
+
+} // namespace
+
+TEST_CASE("Single copy: two transfers in flight complete in crossed orders") {
+    SUBCASE("wait") {
+        TwoTurns two;
+        OK(DRI_Do_start(two.a->xfer()));
+        OK(DRI_Do_start(two.b->xfer()));
+        OK(DRI_Do_wait(two.first().xfer()));
+        OK(DRI_Do_wait(two.second().xfer()));
+        CHECK(two.a->delivered());
+        CHECK(two.b->delivered());
+    }
+    SUBCASE("test") {
+        TwoTurns two;
+        OK(DRI_Do_start(two.a->xfer()));
+        OK(DRI_Do_start(two.b->xfer()));
+        CHECK(test_until_done(two.first().xfer()));
+        CHECK(test_until_done(two.second().xfer()));
+        CHECK(two.a->delivered());
+        CHECK(two.b->delivered());
+    }
+    SUBCASE("destroy") {
+        TwoTurns two;
+        OK(DRI_Do_start(two.a->xfer()));
+        OK(DRI_Do_start(two.b->xfer()));
+        OK(DRI_Transfer_destroy(two.first().xfer_ptr()));
+        OK(DRI_Transfer_destroy(two.second().xfer_ptr()));
+        CHECK(two.a->delivered());
+        CHECK(two.b->delivered());
+    }
+    SUBCASE("DRI_Do of another transfer while one is in flight") {
+        for (bool p2p : {false, true}) {
+            CAPTURE(p2p);
+            TwoTurns two(p2p);
+            // Even ranks run b to the end while a is in flight, odd ranks
+            // complete a first.
+            OK(DRI_Do_start(two.a->xfer()));
+            if (rank() % 2 == 0) {
+                OK(DRI_Do(two.b->xfer()));
+                OK(DRI_Do_wait(two.a->xfer()));
+            } else {
+                OK(DRI_Do_wait(two.a->xfer()));
+                OK(DRI_Do(two.b->xfer()));
+            }
+            CHECK(two.a->delivered());
+            CHECK(two.b->delivered());
+        }
+    }
+    SUBCASE("a started pair completed by a test on each rank's other transfer") {
+        TwoTurns two;
+        OK(DRI_Do_start(two.a->xfer()));
+        OK(DRI_Do_start(two.b->xfer()));
+        // Waiting for one's own only completes when the peer's copy of it
+        // is progressed by the peer's calls on the other transfer.
+        CHECK(test_until_done(two.second().xfer()));
+        OK(DRI_Do_wait(two.first().xfer()));
+        CHECK(two.a->delivered());
+        CHECK(two.b->delivered());
+    }
+}
+
+TEST_CASE("Single copy: DRI_Finalize completes transfers created in different orders") {
+    {
+        const auto single = static_cast<DRI_Strategy>(dri::test::single_copy_strategy());
+        // The ranks create the two in opposite orders (finalize releases
+        // what is left in an order of its own), then start both.
+        std::unique_ptr<Turn> a, b;
+        if (rank() % 2 == 0) {
+            a = std::make_unique<Turn>(true, single, 1);
+            b = std::make_unique<Turn>(true, single, 2);
+        } else {
+            b = std::make_unique<Turn>(true, single, 2);
+            a = std::make_unique<Turn>(true, single, 1);
+        }
+        OK(DRI_Transfer_commit(a->xfer()));
+        OK(DRI_Transfer_commit(b->xfer()));
+        OK(DRI_Do_start(a->xfer()));
+        OK(DRI_Do_start(b->xfer()));
+        OK(DRI_Finalize()); // completes both, here in creation (address) order
+
+        OK(DRI_Init());
+    } // ~Turn: every handle is stale after finalize, every call refused
+}
+
+// DRI_Transfer_reverse is collective over the forward transfer's processes:
+// a bad argument on one of them, or different combine operations, fail on
+// every one of them with the same code (before, the others hung, or each
+// combined with its own operation).
+TEST_CASE("DRI_Transfer_reverse: one rank's bad or different argument fails on every rank") {
+    if (size() < 2) return;
+    const bool odd_one = rank() == size() - 1;
+    SUBCASE("a NULL output handle on one rank") {
+        Turn turn(false, DRI_STRATEGY_P2P);
+        OK(DRI_Transfer_commit(turn.xfer()));
+        DRI_Transfer rev = nullptr;
+        const int rc = DRI_Transfer_reverse(turn.xfer(), DRI_COMBINE_SUM, odd_one ? nullptr : &rev);
+        CHECK_MESSAGE(rc == DRI_ERR_NULL, "returned " << rc << ": " << last_message());
+        CHECK(same_everywhere(rc));
+        CHECK(rev == nullptr);
+    }
+    for (DRI_Combine other : {DRI_COMBINE_MAX, DRI_COMBINE_REPLACE}) {
+        CAPTURE(other);
+        Turn turn(false, DRI_STRATEGY_P2P);
+        OK(DRI_Transfer_commit(turn.xfer()));
+        DRI_Transfer rev = nullptr;
+        const int rc = DRI_Transfer_reverse(turn.xfer(), odd_one ? other : DRI_COMBINE_SUM, &rev);
+        CHECK_MESSAGE(rc == DRI_ERR_INCONSISTENT, "returned " << rc << ": " << last_message());
+        CHECK(same_everywhere(rc));
+        CHECK(has(last_message(), "different combine operations"));
+        if (rev) DRI_Transfer_destroy(&rev);
+        // The forward transfer is untouched and its reverse still made.
+        OK(DRI_Transfer_reverse(turn.xfer(), DRI_COMBINE_SUM, &rev));
+        OK(DRI_Do(turn.xfer()));
+        CHECK(turn.delivered());
+        OK(DRI_Transfer_destroy(&rev));
+    }
+}
+
+// A reverse runs over its forward's rings. Starting one of them on a buffer
+// the other has in flight is refused on the calling rank with DRI_ERR_STATE,
+// touching nothing (before, it was accepted: with ALLTOALLW the forward then
+// delivered wrong cells). Different buffers of a ring may overlap in time.
+TEST_CASE("A reverse and its forward may not run on the same buffer at once") {
+    // ALLTOALLW delivered wrong cells; the single copy reads the buffer
+    // straight from another process (the others behave alike).
+    for (DRI_Strategy s :
+         {DRI_STRATEGY_ALLTOALLW, static_cast<DRI_Strategy>(dri::test::single_copy_strategy())}) {
+        CAPTURE(s);
+        Turn turn(true, s);
+        OK(DRI_Transfer_commit(turn.xfer()));
+        DRI_Transfer rev = nullptr;
+        OK(DRI_Transfer_reverse(turn.xfer(), DRI_COMBINE_SUM, &rev));
+        // The forward in flight: the reverse is refused, blocking or not.
+        OK(DRI_Do_start(turn.xfer()));
+        CHECK(DRI_Do(rev) == DRI_ERR_STATE);
+        CHECK(has(last_message(), "in flight"));
+        CHECK(DRI_Do_start(rev) == DRI_ERR_STATE);
+        OK(DRI_Do_wait(turn.xfer()));
+        CHECK(turn.delivered()); // untouched by the refused calls
+        // The reverse in flight: the forward is refused.
+        OK(DRI_Do_start(rev));
+        CHECK(DRI_Do(turn.xfer()) == DRI_ERR_STATE);
+        CHECK(DRI_Do_start(turn.xfer()) == DRI_ERR_STATE);
+        OK(DRI_Do_wait(rev));
+        // Both usable again, one after the other.
+        OK(DRI_Do(turn.xfer()));
+        CHECK(turn.delivered());
+        OK(DRI_Do(rev));
+        OK(DRI_Transfer_destroy(&rev));
+    }
+}
+
+TEST_CASE("A reverse may run on one buffer while its forward moves another") {
+    for (DRI_Strategy s :
+         {DRI_STRATEGY_ALLTOALLW, static_cast<DRI_Strategy>(dri::test::single_copy_strategy())}) {
+        CAPTURE(s);
+        Turn turn(true, s, 0, 2);
+        OK(DRI_Transfer_commit(turn.xfer()));
+        DRI_Transfer rev = nullptr;
+        OK(DRI_Transfer_reverse(turn.xfer(), DRI_COMBINE_SUM, &rev));
+        OK(DRI_Do(turn.xfer())); // send buffer 0 -> receive buffer 0
+        CHECK(turn.delivered(0));
+        turn.bump(0, 7);               // what the receivers computed
+        OK(DRI_Do_start(turn.xfer())); // buffer 1 in flight ...
+        OK(DRI_Do(rev));               // ... while buffer 0 comes back
+        OK(DRI_Do_wait(turn.xfer()));
+        CHECK(turn.delivered(1));
+        CHECK(turn.holds(0, 7)); // each element has one copy: the sum is that copy
+        CHECK(turn.holds(1, 0));
+        OK(DRI_Transfer_destroy(&rev));
+    }
+}
+
+// docs/concepts.md ("Layouts"): an empty block stores nothing, padding or not.
+TEST_CASE("DRI_Blockinfo of an empty block with padding: 0 bytes") {
+    if (size() < 2) return;
+    const DRI_Index ext[1] = {1}; // one element: every process but the first holds none
+    DRI_Globaldata gdo = nullptr;
+    DRI_Partition part = nullptr;
+    DRI_Group group = nullptr;
+    DRI_Distribution dist = nullptr;
+    DRI_Layout padded = nullptr;
+    OK(DRI_Globaldata_create(1, ext, DRI_INT32, &gdo));
+    OK(DRI_Partition_create_spec("block[0:]", &part));
+    OK(DRI_Group_create(comm(), 0, nullptr, &group));
+    OK(DRI_Distribution_create(gdo, part, group, &dist));
+    const int order[1] = {0};
+    const DRI_Index pad[1] = {5};
+    OK(DRI_Layout_create(1, order, pad, &padded));
+    DRI_Blockinfo first{}, last{};
+    OK(DRI_Blockinfo_get_index(dist, padded, 0, &first));
+    OK(DRI_Blockinfo_get_index(dist, padded, size() - 1, &last));
+    CHECK(first.bytes == (1 + 5) * 4); // the outermost padding is allocated
+    CHECK(last.local_extent[0] == 0);
+    CHECK(last.bytes == 0);
+    DRI_Layout_destroy(&padded);
+    DRI_Distribution_destroy(&dist);
+    DRI_Group_destroy(&group);
+    DRI_Partition_destroy(&part);
+    DRI_Globaldata_destroy(&gdo);
 }

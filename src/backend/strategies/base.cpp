@@ -11,19 +11,16 @@ void run_local(const core::LocalPlan& plan, const std::byte* send, std::byte* re
         core::copy_region(send, recv, r, plan.elem_size);
 }
 
-void RequestExecutor::wait() {
+void RequestExecutor::wait_requests(const Progressable* self) {
     while (pending_ > 0) {
-        int index = MPI_UNDEFINED;
-        check_mpi(
-            MPI_Waitany(static_cast<int>(reqs_.size()), reqs_.data(), &index, MPI_STATUS_IGNORE),
-            "MPI_Waitany");
+        const int index = wait_any_progressing(static_cast<int>(reqs_.size()), reqs_.data(), self);
         if (index == MPI_UNDEFINED) break;
         arrived(index);
     }
     pending_ = 0;
 }
 
-bool RequestExecutor::test() {
+bool RequestExecutor::test_requests() {
     while (pending_ > 0) {
         int count = 0;
         check_mpi(MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &count, done_.data(),

@@ -5,6 +5,7 @@
 
 #include "backend/runtime/handles.hpp"
 #include "backend/strategies/executor.hpp"
+#include "backend/strategies/progress.hpp"
 
 #include <vector>
 
@@ -89,15 +90,19 @@ class CommExecutor : public Executor {
 
 // Executors driven by point-to-point requests: wait and test complete them
 // in any order and hand each completed one to arrived() (which may start
-// another and count it in pending_).
+// another and count it in pending_). Waiting progresses the single copies
+// in flight on this process (progress.hpp).
 class RequestExecutor : public CommExecutor {
   public:
-    void wait() override;
-    bool test() override;
+    void wait() override { wait_requests(nullptr); }
+    bool test() override { return test_requests(); }
 
   protected:
     using CommExecutor::CommExecutor;
     virtual void arrived(int index) = 0;
+    // `self`: the executor that is waiting, when it is itself listed.
+    void wait_requests(const Progressable* self);
+    bool test_requests();
 
     std::vector<MPI_Request> reqs_;
     std::vector<int> done_; // indices from MPI_Testsome

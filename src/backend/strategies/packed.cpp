@@ -44,7 +44,7 @@ class PackedExecutor final : public CommExecutor {
         run_local(local_, send, recv);
     }
     void wait() override {
-        check_mpi(MPI_Wait(&req_, MPI_STATUS_IGNORE), "MPI_Wait");
+        wait_any_progressing(1, &req_, nullptr); // progresses the single copies in flight
         finish();
     }
     bool test() override {

@@ -13,7 +13,9 @@ namespace dri::detail {
 
 namespace {
 
-class SharedExecutor final : public RequestExecutor {
+// Listed in the progress registry from start until complete, so that any
+// completion call on this process copies for it (progress.hpp).
+class SharedExecutor final : public RequestExecutor, public Progressable {
   public:
     // The pairs of `plan` that `reach` marks for the single copy (every pair
     // for SHARED, some for HYBRID); with `local`, also the self part and the
@@ -26,6 +28,47 @@ class SharedExecutor final : public RequestExecutor {
     ~SharedExecutor() override { release(); }
 
     void start(const std::byte* send, std::byte* recv) override {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            post(send, recv);
+        }
+        list_in_flight();
+    }
+
+    void wait() override {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            rethrow_deferred();
+            wait_requests(this);
+        }
+        unlist();
+    }
+
+    bool test() override {
+        bool done = false;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            rethrow_deferred();
+            done = test_requests();
+        }
+        if (done) unlist();
+        return done;
+    }
+
+    void drop_pending() noexcept override {
+        unlist();
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (std::size_t i = 0; i < reqs_.size(); ++i)
+            drop(reqs_[i], i < sources_.size() + readers_.size());
+        pending_ = 0;
+    }
+
+  private:
+    static constexpr int ready_tag = 1, done_tag = 2;
+
+    bool progress_once() override { return test_requests(); }
+
+    void post(const std::byte* send, std::byte* recv) {
         recv_target_ = recv;
         const std::size_t ns = sources_.size(), nr = readers_.size();
         std::size_t k = 0;
@@ -49,15 +92,6 @@ class SharedExecutor final : public RequestExecutor {
         pending_ = static_cast<int>(ns + 2 * nr);
         run_local(local_, send, recv);
     }
-
-    void drop_pending() noexcept override {
-        for (std::size_t i = 0; i < reqs_.size(); ++i)
-            drop(reqs_[i], i < sources_.size() + readers_.size());
-        pending_ = 0;
-    }
-
-  private:
-    static constexpr int ready_tag = 1, done_tag = 2;
 
     // A sender this process reads from: its ring in this address space.
     struct Source {
@@ -125,6 +159,7 @@ class SharedExecutor final : public RequestExecutor {
     }
 
     void release_more() noexcept override {
+        unlist();
         if (mpi_alive())
             for (MPI_Request& r : reqs_)
                 if (r != MPI_REQUEST_NULL) MPI_Wait(&r, MPI_STATUS_IGNORE);

@@ -176,10 +176,12 @@ int DRI_Transfer_current(DRI_Transfer xfer, int* send_buffer, int* recv_buffer) 
 int DRI_Transfer_reverse(DRI_Transfer forward, DRI_Combine op, DRI_Transfer* reverse) {
     return api([&] {
         detail::require_initialized();
-        need_ptr(reverse, "output handle");
+        // A stale forward handle leaves no processes to agree with (a local
+        // error); a NULL output handle still joins the collective.
         const XferP f = lookup<XferP>(forward, "transfer");
-        *reverse =
-            add<DRI_Transfer>(detail::reverse_transfer(*f, static_cast<core::CombineOp>(op)));
+        const detail::Status pre = detail::capture([&] { need_ptr(reverse, "output handle"); });
+        auto made = detail::reverse_transfer(*f, static_cast<core::CombineOp>(raw(op)), pre);
+        *reverse = add<DRI_Transfer>(std::move(made));
     });
 }
 
