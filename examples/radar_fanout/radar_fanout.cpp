@@ -1,7 +1,7 @@
 // Radar front end: one transfer name, one producer, two consumers that do
 // not know of each other, and the way back.
 //
-//   mpiexec.mpich -n 4 build/examples/radar_fanout --n 64 --m 48 --frames 4
+//   mpiexec.mpich -n 4 build/examples/radar_fanout/radar_fanout --n 64 --m 48 --frames 4
 //
 // The producers (the first half of the ranks) hold an N x M complex-float
 // slice of the data cube in row blocks: rows are range gates, columns are
