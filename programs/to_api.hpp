@@ -1,5 +1,5 @@
 // Converts the core's value types (as drawn by the random case generator)
-// into public API objects, so MPI tests can drive dri::* with them.
+// into public API objects, so MPI tests and dri-bench can drive dri::* with them.
 #pragma once
 
 #include "core/layout.hpp"
