@@ -1,5 +1,5 @@
 // dri-bench's command line: the reorganization in dri-plan's vocabulary
-// (tools/spec_options.hpp) or a named scenario, and how to measure it.
+// (programs/spec_options.hpp) or a named scenario, and how to measure it.
 #pragma once
 
 #include "spec_options.hpp"

@@ -44,24 +44,75 @@ function(dri_add_mpi_test name n)
                        FAIL_REGULAR_EXPRESSION "${DRI_LEAK_REGEX}")
 endfunction()
 
-
-# Several nodes on one machine: MPICH's MPIR_CVAR_NUM_CLIQUES=k makes
-# MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) report k nodes. Registers
-# `name.nodes2` (4 ranks on 2 nodes) and `name.nodes3` (6 ranks on 3 nodes),
-# label "nodes", with the properties given after PROPERTIES. MPICH only.
-function(dri_add_nodes_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "COMMAND;PROPERTIES")
-  if(DRI_MPIEXEC_VERSION MATCHES "Open MPI|OpenRTE")
-    return()
+# Every run of one MPI program, in one call:
+#
+#   dri_mpi_runs(<name> COMMAND <program> [<arg>...] [ARGS <arg>...]
+#                [RANKS <n>...] [REVERSED <n>] [NODES <k>...]
+#                [LABELS <label>...] [TIMEOUT <s>] [ARGS_OVER_2_RANKS <arg>...]
+#                [PROPERTIES <property> <value>...])
+#
+# registers
+#   <name>.<n>         for each n of RANKS: n ranks on MPI_COMM_WORLD;
+#   <name>.reversed    REVERSED n: n ranks on a communicator holding the
+#                      world's processes in reversed rank order
+#                      (DRI_TEST_COMM=reversed, tests/support/mpi_world.hpp),
+#                      as when dri is a library inside a larger code;
+#   <name>.nodes<k>    for each k of NODES: 2k ranks on k simulated nodes
+#                      (MPICH's MPIR_CVAR_NUM_CLIQUES=k makes
+#                      MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) report k
+#                      nodes; MPICH only, none under Open MPI).
+# Every run has the labels "mpi" and LABELS ("nodes" too on simulated nodes)
+# and the PROPERTIES given. TIMEOUT applies to the runs at RANKS and
+# REVERSED; the runs on simulated nodes, 4 and 6 ranks on the suite's 2
+# cores, keep dri_add_mpi_test's 600 s. ARGS_OVER_2_RANKS are appended to
+# the command of the runs with more than 2 ranks (more ranks than cores).
+function(dri_mpi_runs name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "REVERSED;TIMEOUT"
+                        "COMMAND;ARGS;RANKS;NODES;LABELS;ARGS_OVER_2_RANKS;PROPERTIES")
+  if(NOT arg_COMMAND OR arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "dri_mpi_runs(${name}): no COMMAND, or unknown arguments: "
+                        "${arg_UNPARSED_ARGUMENTS}")
   endif()
-  foreach(layout "2;4" "3;6")
-    list(GET layout 0 k)
-    list(GET layout 1 n)
-    dri_add_mpi_test(${name}.nodes${k} ${n} ${arg_COMMAND})
-    if(arg_PROPERTIES)
-      set_tests_properties(${name}.nodes${k} PROPERTIES ${arg_PROPERTIES})
+  set(runs "")
+  foreach(n IN LISTS arg_RANKS)
+    list(APPEND runs "${n}:${n}")
+  endforeach()
+  if(arg_REVERSED)
+    list(APPEND runs "reversed:${arg_REVERSED}")
+  endif()
+  if(NOT DRI_MPIEXEC_VERSION MATCHES "Open MPI|OpenRTE")
+    foreach(k IN LISTS arg_NODES)
+      math(EXPR n "2 * ${k}")
+      list(APPEND runs "nodes${k}:${n}")
+    endforeach()
+  endif()
+  foreach(run IN LISTS runs)
+    string(REPLACE ":" ";" run "${run}")
+    list(GET run 0 suffix)
+    list(GET run 1 n)
+    set(test ${name}.${suffix})
+    set(command ${arg_COMMAND} ${arg_ARGS})
+    if(n GREATER 2)
+      list(APPEND command ${arg_ARGS_OVER_2_RANKS})
     endif()
-    set_tests_properties(${name}.nodes${k} PROPERTIES LABELS "mpi;nodes"
-                         ENVIRONMENT "${DRI_MPI_TEST_ENV};MPIR_CVAR_NUM_CLIQUES=${k}")
+    dri_add_mpi_test(${test} ${n} ${command})
+    if(arg_PROPERTIES)
+      set_tests_properties(${test} PROPERTIES ${arg_PROPERTIES})
+    endif()
+    if(suffix MATCHES "^nodes([0-9]+)$")
+      set(labels mpi nodes ${arg_LABELS})
+      set_tests_properties(${test} PROPERTIES LABELS "${labels}"
+                           ENVIRONMENT "${DRI_MPI_TEST_ENV};MPIR_CVAR_NUM_CLIQUES=${CMAKE_MATCH_1}")
+    else()
+      set(labels mpi ${arg_LABELS})
+      set_tests_properties(${test} PROPERTIES LABELS "${labels}")
+      if(suffix STREQUAL "reversed")
+        set_tests_properties(${test} PROPERTIES
+                             ENVIRONMENT "${DRI_MPI_TEST_ENV};DRI_TEST_COMM=reversed")
+      endif()
+      if(arg_TIMEOUT)
+        set_tests_properties(${test} PROPERTIES TIMEOUT ${arg_TIMEOUT})
+      endif()
+    endif()
   endforeach()
 endfunction()

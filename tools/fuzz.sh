@@ -15,11 +15,11 @@ out=$root/build-fuzz
 mkdir -p "$out/corpus"
 cxx=$(command -v clang++-14 || command -v clang++)
 srcs=("$root"/src/core/*.cpp "$root"/src/kernels/*.cpp)
-if [ ! -x "$out/fuzz_plan" ] || [ -n "$(find "$root/src/core" "$root/src/kernels" "$root/tests/fuzz" "$root/tests/support" \
-    -newer "$out/fuzz_plan" -name '*.[ch]pp' | head -1)" ]; then
+if [ ! -x "$out/fuzz_plan" ] || [ -n "$(find "$root/src/core" "$root/src/kernels" "$root/tests/fuzz" \
+    "$root/tests/support" "$root/programs" -newer "$out/fuzz_plan" -name '*.[ch]pp' | head -1)" ]; then
   echo "fuzz: building $out/fuzz_plan with $cxx"
   "$cxx" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -fno-omit-frame-pointer -I"$root/src" -I"$root/tests/support" \
+    -fno-omit-frame-pointer -I"$root/src" -I"$root/tests/support" -I"$root/programs" \
     "$root/tests/fuzz/fuzz_plan.cpp" "${srcs[@]}" -o "$out/fuzz_plan"
 fi
 cp -n "$root"/tests/fuzz/corpus/* "$out/corpus/" 2>/dev/null || true

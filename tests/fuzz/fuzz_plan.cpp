@@ -4,7 +4,7 @@
 // not. Invalid input must end in a core::Error, never a crash or undefined
 // behaviour (the target is built with ASan and UBSan); every reorganization
 // the core accepts is planned for every process and run through the
-// in-memory oracle (tests/support/simulate.hpp), which checks every byte.
+// in-memory oracle (programs/simulate.hpp), which checks every byte.
 //
 // Build and run: tools/fuzz.sh [seconds] [more libFuzzer flags]
 #include "random_case.hpp"

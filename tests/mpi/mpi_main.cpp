@@ -8,8 +8,8 @@
 #include <doctest/doctest.h>
 
 #include "../support/mpi_world.hpp"
-#include "backend/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
 #include "dri/dri.hpp"
+#include "mpi/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
 
 #include <mpi.h>
 

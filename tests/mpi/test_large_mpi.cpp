@@ -2,9 +2,9 @@
 // and offsets beyond 2^32 bytes, built without allocating them; and one real
 // transfer whose single message exceeds 2 GiB (ctest label `large`, run by
 // tools/test.sh when the machine has the memory).
-#include "backend/datatype.hpp"
 #include "core/plan.hpp"
 #include "dri/dri.hpp"
+#include "mpi/datatype.hpp"
 #include "mpi_world.hpp"
 
 #include <doctest/doctest.h>

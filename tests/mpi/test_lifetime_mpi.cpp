@@ -30,10 +30,10 @@
 // prints the seed, the sequence, the step, the call and the replay command,
 // then aborts every rank (MPI_Abort: a failed rank must not leave the others
 // hanging).
-#include "backend/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
-#include "backend/strategy.hpp"        // strategy_count: the first value that is no strategy
-#include "core/error.hpp"              // errc_name(): the codes' names
+#include "core/error.hpp" // errc_name(): the codes' names
 #include "dri/dri.h"
+#include "mpi/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
+#include "mpi/strategy.hpp"        // strategy_count: the first value that is no strategy
 #include "mpi_world.hpp"
 #include "nodes.hpp" // node_of_ranks(): which ranks share a node
 

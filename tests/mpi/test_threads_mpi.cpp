@@ -16,8 +16,8 @@
 // objects in one thread overlap all of these in the others.
 //
 //   test_threads_mpi [--threads T] [--rounds R] [--frames F]
-#include "backend/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
 #include "dri/dri.h"
+#include "mpi/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
 #include "mpi_world.hpp"
 
 #include <mpi.h>

@@ -4,7 +4,7 @@
 
 #include "dri/dri.h"
 
-#include "backend/interface.hpp"
+#include "mpi/interface.hpp"
 
 #include <span>
 #include <vector>

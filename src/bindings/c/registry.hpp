@@ -6,7 +6,7 @@
 
 #include "dri/dri.h"
 
-#include "backend/interface.hpp"
+#include "mpi/interface.hpp"
 
 #include <cstdint>
 #include <cstring>

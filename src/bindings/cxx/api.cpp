@@ -2,8 +2,8 @@
 // interface that turn core errors into dri::Error.
 #include "dri/dri.hpp"
 
-#include "backend/interface.hpp"
 #include "core/spec.hpp"
+#include "mpi/interface.hpp"
 
 #include <cstdint>
 #include <new>

@@ -1,0 +1,39 @@
+// Commit's planning and executor phases for one transfer: this process's
+// plan, then the executors of the strategies the request allows
+// (strategies/table.hpp), and, for MEASURE, the timing that keeps the fastest.
+#pragma once
+
+#include "core/declaration.hpp"
+#include "mpi/objects.hpp"
+#include "mpi/strategies/executor.hpp"
+
+#include <mpi.h>
+
+#include <memory>
+#include <vector>
+
+namespace dri::detail {
+
+// The executors built for one transfer, with the strategy of each.
+struct Candidates {
+    std::vector<Strategy> kinds;
+    std::vector<std::unique_ptr<Executor>> execs;
+    std::vector<MPI_Comm> comms; // each executor's (owned by it)
+};
+
+// The executors of the pair of the sending side and receiving side `k` of
+// `m`, in which this process is receiver `ri` (or -1). Collective over
+// `comm`, the communicator of the pair's participants (borrowed: every
+// executor gets a duplicate). Throws, the same error on every participant,
+// when a forced strategy does not apply.
+Candidates build_candidates(const TransferImpl& t, const core::Match& m, std::size_t k, int ri,
+                            MPI_Comm comm);
+
+// Collective over the transfer's participants: times every candidate (one
+// warm-up, then the median of three runs, the slowest participant counting)
+// and keeps only the fastest. Moves the user's buffers (receive buffers are
+// overwritten, like FFTW_MEASURE).
+// `receives`: whether this process receives in this pair.
+void keep_fastest(const TransferImpl& t, Candidates& c, bool receives);
+
+} // namespace dri::detail

@@ -1,0 +1,100 @@
+// The backend's interface to the bindings: the operations behind both public
+// APIs. They take the objects of objects.hpp, throw core::Error, and are
+// wrapped by the C++ classes (dri::Error) and by the C binding (DRI_ERR_*
+// codes). The bindings include this header and objects.hpp, nothing else of
+// the backend.
+#pragma once
+
+#include "core/block_info.hpp"
+#include "kernels/combine.hpp"
+#include "mpi/objects.hpp"
+#include "mpi/runtime/collectives.hpp"
+#include "mpi/runtime/init.hpp"
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace dri::detail {
+
+std::shared_ptr<const GlobalDataImpl> make_globaldata(std::vector<core::Index> extents,
+                                                      core::ElementType type);
+std::shared_ptr<const PartitionImpl> make_partition(core::Partition part);
+// ranks empty: every process of parent; then all_count, the count the caller
+// gave with no rank list, must be 0 or the parent's size.
+std::shared_ptr<const GroupImpl> make_group(MPI_Comm parent, std::vector<int> ranks,
+                                            int all_count = 0);
+std::shared_ptr<const LayoutImpl> make_layout(core::Layout layout);
+
+// Collective over the group's processes. `pre` carries an error this process
+// found before the call (e.g. a bad handle): the call still takes part in the
+// collective steps, and every member fails with the same error. `call` names
+// the user's call in messages.
+std::shared_ptr<const DistributionImpl>
+make_distribution(const GlobalDataImpl* gdo, const PartitionImpl* part,
+                  std::shared_ptr<const GroupImpl> group, const Status& pre = {},
+                  const std::string& call = "the distribution's collective creation");
+
+core::BlockInfo block_info(const DistributionImpl& dist, const LayoutImpl& layout, int index);
+
+std::shared_ptr<TransferImpl> make_transfer(std::string name);
+enum class RoleKind { send, recv };
+void declare_role(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
+                  const LayoutImpl& layout, std::span<const std::span<std::byte>> buffers);
+void set_strategy(TransferImpl& t, Strategy s);
+
+// Collective over comm; see commit/commit.hpp.
+void commit(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Status& pre = {});
+// Commits one transfer over the communicator of its groups (TransferImpl::parent).
+void commit_alone(TransferImpl& t);
+
+// The common case in one collective call over comm (every process of comm
+// sends and receives): an nrows x ncols matrix held in row blocks with rows
+// contiguous is turned into column blocks with columns contiguous. Declares
+// and commits a transfer (buffer rings as given); `pre` as for
+// make_distribution. Every process fails with the same error or none does.
+struct CornerTurnBlocks {
+    core::BlockInfo send, recv;
+};
+CornerTurnBlocks corner_turn_blocks(MPI_Comm comm, core::Index nrows, core::Index ncols,
+                                    core::ElementType type, const Status& pre = {});
+std::shared_ptr<TransferImpl> corner_turn(MPI_Comm comm, core::Index nrows, core::Index ncols,
+                                          core::ElementType type,
+                                          std::span<const std::span<std::byte>> send_buffers,
+                                          std::span<const std::span<std::byte>> recv_buffers,
+                                          const Status& pre = {});
+
+// After an MPI failure in DRI_Do a transfer refuses further use: throws
+// Errc::state naming the failure.
+void require_no_mpi_failure(const TransferImpl& t);
+
+// Collective over the processes of the committed transfer `forward` (its
+// sending and receiving groups): its reverse, which combines every
+// receiver's copies back into the senders' elements with `op`, over the
+// forward rings swapped. See reverse.cpp. `pre` as for make_distribution;
+// the processes must pass the same op (else Errc::inconsistent everywhere).
+std::shared_ptr<TransferImpl> reverse_transfer(const TransferImpl& forward, core::CombineOp op,
+                                               const Status& pre = {});
+
+// The reverse runs over its forward's rings: neither may start on a buffer
+// the other has in flight (DRI_ERR_STATE). Called when the reverse is made.
+void join_family(const TransferImpl& forward, TransferImpl& reverse);
+
+void execute(TransferImpl& t);
+void start(TransferImpl& t);
+void wait(TransferImpl& t);
+bool test(TransferImpl& t);
+
+// Node shared memory (DRI_Alloc_mem / DRI_Free_mem).
+// Collective over comm: each process gets `bytes` (its own count, 0 allowed)
+// of memory inside a shared window of its node. Errors agree on every rank.
+// `pre` is the outcome of the caller's own argument checks.
+void* shared_alloc(MPI_Comm comm, core::Index bytes, const Status& pre = {});
+
+// Collective over the communicator of the allocation: frees it. Refused on
+// every rank when one rank names memory DRI did not allocate, names another
+// allocation, or a committed transfer still uses it.
+void shared_free(MPI_Comm comm, void* base);
+
+} // namespace dri::detail

@@ -1,0 +1,37 @@
+#include "mpi/strategies/base.hpp"
+
+#include "kernels/copy.hpp"
+
+namespace dri::detail {
+
+void run_local(const core::LocalPlan& plan, const std::byte* send, std::byte* recv) {
+    for (const core::Region& f : plan.fills)
+        core::zero_region(recv, f, plan.elem_size);
+    for (const core::Region& r : plan.self)
+        core::copy_region(send, recv, r, plan.elem_size);
+}
+
+void RequestExecutor::wait_requests(const Progressable* self) {
+    while (pending_ > 0) {
+        const int index = wait_any_progressing(static_cast<int>(reqs_.size()), reqs_.data(), self);
+        if (index == MPI_UNDEFINED) break;
+        arrived(index);
+    }
+    pending_ = 0;
+}
+
+bool RequestExecutor::test_requests() {
+    while (pending_ > 0) {
+        int count = 0;
+        check_mpi(MPI_Testsome(static_cast<int>(reqs_.size()), reqs_.data(), &count, done_.data(),
+                               MPI_STATUSES_IGNORE),
+                  "MPI_Testsome");
+        if (count == MPI_UNDEFINED) pending_ = 0;
+        if (count <= 0) break;
+        for (int i = 0; i < count; ++i)
+            arrived(done_[static_cast<std::size_t>(i)]);
+    }
+    return pending_ == 0;
+}
+
+} // namespace dri::detail

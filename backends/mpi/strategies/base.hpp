@@ -1,0 +1,112 @@
+// The two executor bases every strategy builds on: CommExecutor owns the
+// transfer's communicator and the process's local part (zero fills, self
+// copy); RequestExecutor completes point-to-point requests in any order.
+#pragma once
+
+#include "mpi/runtime/handles.hpp"
+#include "mpi/strategies/executor.hpp"
+#include "mpi/strategies/progress.hpp"
+
+#include <vector>
+
+namespace dri::detail {
+
+// Owns an executor's communicator until the executor takes it: a factory
+// that declines (the strategy does not apply) or fails before building the
+// executor frees it.
+class CommUntilTaken {
+  public:
+    explicit CommUntilTaken(MPI_Comm c) : c_(c) {}
+    ~CommUntilTaken() { free_comm(c_); }
+    CommUntilTaken(const CommUntilTaken&) = delete;
+    CommUntilTaken& operator=(const CommUntilTaken&) = delete;
+    void take() { c_ = MPI_COMM_NULL; }
+
+  private:
+    MPI_Comm c_;
+};
+
+// Applies the process's own part: zero fills of edge padding, then the
+// regions it moves from its send buffer to its receive buffer.
+void run_local(const core::LocalPlan& plan, const std::byte* send, std::byte* recv);
+
+// Common base: owns the transfer's communicator and the process's local
+// part (zero fills and self copy).
+class CommExecutor : public Executor {
+  public:
+    void release() noexcept override {
+        release_more();
+        free_comm(comm_);
+    }
+    void run(const std::byte* send, std::byte* recv) override {
+        start(send, recv);
+        wait();
+    }
+    // Messages of the abandoned reorganization may still be on their way;
+    // the communicator is kept until DRI_Finalize so that its context is
+    // never reused by a new communicator they could match.
+    void abandon() noexcept final {
+        drop_pending();
+        retire_comm(comm_);
+    }
+
+  protected:
+    explicit CommExecutor(MPI_Comm comm) : comm_(comm) {}
+    // Runs the derived class's construction; on failure frees everything,
+    // the communicator included (it is ours from the start).
+    template <class F>
+    void construct(const core::LocalPlan& plan, F&& build) {
+        try {
+            local_.elem_size = plan.elem_size;
+            local_.self = plan.self;
+            local_.fills = plan.fills;
+            build();
+        } catch (...) {
+            release();
+            throw;
+        }
+    }
+    // Frees what the derived class holds (pending requests, datatypes).
+    virtual void release_more() noexcept {}
+    // Forgets the requests in flight without waiting (see Executor::abandon).
+    virtual void drop_pending() noexcept = 0;
+
+    // Frees one request without waiting: receives are cancelled first.
+    static void drop(MPI_Request& r, bool is_recv) noexcept {
+        if (r == MPI_REQUEST_NULL) return;
+        if (mpi_alive()) {
+            if (is_recv) MPI_Cancel(&r);
+            MPI_Request_free(&r);
+        }
+        r = MPI_REQUEST_NULL;
+    }
+
+    // Bytes per element (the plan's, kept with the local part).
+    core::Index elem_size() const { return local_.elem_size; }
+
+    MPI_Comm comm_;
+    core::LocalPlan local_;
+};
+
+// Executors driven by point-to-point requests: wait and test complete them
+// in any order and hand each completed one to arrived() (which may start
+// another and count it in pending_). Waiting progresses the single copies
+// in flight on this process (progress.hpp).
+class RequestExecutor : public CommExecutor {
+  public:
+    void wait() override { wait_requests(nullptr); }
+    bool test() override { return test_requests(); }
+
+  protected:
+    using CommExecutor::CommExecutor;
+    virtual void arrived(int index) = 0;
+    // `self`: the executor that is waiting, when it is itself listed.
+    void wait_requests(const Progressable* self);
+    bool test_requests();
+
+    std::vector<MPI_Request> reqs_;
+    std::vector<int> done_; // indices from MPI_Testsome
+    int pending_ = 0;       // requests started and not yet completed
+};
+
+} // namespace dri::detail

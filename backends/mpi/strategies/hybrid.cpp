@@ -1,0 +1,82 @@
+// HYBRID: one plan, each pair moved the cheapest way it can be. Pairs on
+// one node whose sender's ring is in DRI shared memory both took part in
+// use the single copy (as SHARED); the other pairs exchange messages,
+// packed only where needed (as P2P); the self part is a local copy. It
+// applies when at least one pair can use the single copy.
+#include "mpi/runtime/collectives.hpp"
+#include "mpi/strategies/base.hpp"
+#include "mpi/strategies/parts.hpp"
+
+namespace dri::detail {
+
+namespace {
+
+class HybridExecutor final : public Executor {
+  public:
+    HybridExecutor(std::unique_ptr<Executor> copies, std::unique_ptr<Executor> messages)
+        : copies_(std::move(copies)), messages_(std::move(messages)) {}
+    ~HybridExecutor() override { release(); }
+
+    void run(const std::byte* send, std::byte* recv) override {
+        start(send, recv);
+        wait();
+    }
+    void start(const std::byte* send, std::byte* recv) override {
+        copies_->start(send, recv);
+        messages_->start(send, recv);
+    }
+    // The copies first: they read node memory while the messages fly.
+    void wait() override {
+        copies_->wait();
+        messages_->wait();
+    }
+    bool test() override {
+        const bool copied = copies_->test();
+        const bool received = messages_->test();
+        return copied && received;
+    }
+    void release() noexcept override {
+        copies_->release();
+        messages_->release();
+    }
+    void abandon() noexcept override {
+        copies_->abandon();
+        messages_->abandon();
+    }
+
+  private:
+    std::unique_ptr<Executor> copies_, messages_;
+};
+
+// The pairs that exchange messages, and the local part.
+core::LocalPlan messages_plan(const core::LocalPlan& plan, const SharedReach& reach) {
+    core::LocalPlan p = plan;
+    p.sends.clear();
+    p.recvs.clear();
+    for (std::size_t i = 0; i < plan.sends.size(); ++i)
+        if (!reach.reader[i]) p.sends.push_back(plan.sends[i]);
+    for (std::size_t i = 0; i < plan.recvs.size(); ++i)
+        if (!reach.source[i]) p.recvs.push_back(plan.recvs[i]);
+    return p;
+}
+
+} // namespace
+
+Built build_hybrid(const core::LocalPlan& plan, const ExecutorContext& ctx) {
+    CommUntilTaken comm(ctx.comm);
+    const SharedReach reach = shared_reach(plan, ctx);
+    int any = reach.any() ? 1 : 0;
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, ctx.comm), "MPI_Allreduce");
+    if (!any)
+        return {nullptr, "no pair of processes shares a node with the sender's buffers in DRI "
+                         "shared memory (DRI_Alloc_mem)"};
+    // The two parts run on communicators of their own.
+    ExecutorContext copy_ctx = ctx;
+    copy_ctx.comm = library_dup(ctx.comm);
+    std::unique_ptr<Executor> copies = make_shared_part(plan, copy_ctx, reach, false);
+    comm.take();
+    std::unique_ptr<Executor> messages = make_p2p(messages_plan(plan, reach), ctx);
+    return {std::make_unique<HybridExecutor>(std::move(copies), std::move(messages)), {}};
+}
+
+} // namespace dri::detail

@@ -1,0 +1,88 @@
+#include "mpi/strategies/messages.hpp"
+
+#include "kernels/copy.hpp"
+
+#include <climits>
+
+namespace dri::detail {
+
+core::Index total_bytes(const std::vector<core::Region>& regs, core::Index elem) {
+    core::Index n = 0;
+    for (const core::Region& r : regs)
+        n = core::checked_add(n, core::checked_mul(r.elements(), elem, "bytes"), "bytes");
+    return n;
+}
+
+void pack_all(const std::byte* src, const std::vector<core::Region>& regs, core::Index elem,
+              std::byte* out) {
+    for (const core::Region& r : regs)
+        out += core::pack_region(src, r, elem, out);
+}
+
+void unpack_all(const std::byte* in, const std::vector<core::Region>& regs, core::Index elem,
+                std::byte* dst) {
+    for (const core::Region& r : regs)
+        in += core::unpack_region(in, r, elem, dst);
+}
+
+Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_send,
+               core::Index* offset) {
+    auto stride = [&](const core::Axis& a) { return is_send ? a.s : a.r; };
+    if (regs.size() == 1) {
+        const core::Region& r = regs[0];
+        if (r.axes.empty() || (r.axes.size() == 1 && stride(r.axes[0]) == elem)) {
+            *offset = is_send ? r.s_off : r.r_off;
+            return Route::direct;
+        }
+    }
+    // Long runs: the innermost axis is contiguous on this side and long.
+    constexpr core::Index long_run = 2048;
+    bool long_runs = true;
+    for (const core::Region& r : regs)
+        long_runs &=
+            !r.axes.empty() && stride(r.axes.back()) == elem && r.axes.back().n * elem >= long_run;
+    return long_runs ? Route::datatype : Route::packed;
+}
+
+int send_bytes(const std::byte* buf, core::Index bytes, const Datatype& type, int peer,
+               MPI_Comm comm, MPI_Request* req) {
+    if (type.get() != MPI_DATATYPE_NULL) return MPI_Isend(buf, 1, type.get(), peer, 0, comm, req);
+#if DRI_MPI_LARGE_COUNT
+    return MPI_Isend_c(buf, bytes, MPI_BYTE, peer, 0, comm, req);
+#else
+    return MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, peer, 0, comm, req);
+#endif
+}
+
+int recv_bytes(std::byte* buf, core::Index bytes, const Datatype& type, int peer, MPI_Comm comm,
+               MPI_Request* req) {
+    if (type.get() != MPI_DATATYPE_NULL) return MPI_Irecv(buf, 1, type.get(), peer, 0, comm, req);
+#if DRI_MPI_LARGE_COUNT
+    return MPI_Irecv_c(buf, bytes, MPI_BYTE, peer, 0, comm, req);
+#else
+    return MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, peer, 0, comm, req);
+#endif
+}
+
+bool needs_big(core::Index bytes) {
+    return !DRI_MPI_LARGE_COUNT && bytes > INT_MAX;
+}
+
+Message plan_message(const core::PeerRegions& p, int rank, core::Index elem, bool is_send,
+                     core::Index& scratch, bool packed) {
+    Message m;
+    m.rank = rank;
+    m.bytes = total_bytes(p.regions, elem);
+    m.route = packed ? Route::packed : route_of(p.regions, elem, is_send, &m.offset);
+    if (m.route == Route::datatype)
+        m.type = regions_datatype(p.regions, is_send ? SideOf::sender : SideOf::receiver, elem);
+    if (m.route == Route::packed) {
+        m.offset = scratch;
+        scratch = core::checked_add(scratch, (m.bytes + 63) / 64 * 64, "scratch size");
+    }
+    if (m.route != Route::datatype && needs_big(m.bytes)) m.type = byte_range_datatype(0, m.bytes);
+    m.regions = p.regions;
+    return m;
+}
+
+} // namespace dri::detail

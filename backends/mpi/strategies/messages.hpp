@@ -1,0 +1,66 @@
+// Messages of the message-based strategies (PACKED, P2P): how many bytes a
+// peer's regions hold, packing them, which route one side of a message takes,
+// and sending / receiving it with the large-count functions where MPI has them.
+#pragma once
+
+#include "core/plan.hpp"
+#include "mpi/datatype.hpp"
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace dri::detail {
+
+core::Index total_bytes(const std::vector<core::Region>& regs, core::Index elem);
+
+// Packs the sender side of the regions into one stream at out.
+void pack_all(const std::byte* src, const std::vector<core::Region>& regs, core::Index elem,
+              std::byte* out);
+// Unpacks such a stream into the receiver side of the regions.
+void unpack_all(const std::byte* in, const std::vector<core::Region>& regs, core::Index elem,
+                std::byte* dst);
+
+// One side of one message: where its bytes are when they travel.
+enum class Route {
+    direct,   // one contiguous run in the user's buffer, sent/received as bytes
+    datatype, // long contiguous runs: a derived datatype on the user's buffer
+    packed,   // through scratch memory, packed/unpacked by our kernels
+};
+
+// The route of one side of a message (is_send: the sender's side); for
+// Route::direct, *offset is the run's offset in the user's buffer.
+Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_send,
+               core::Index* offset);
+
+// One message to or from a peer: `bytes` contiguous bytes at buf, or, when
+// the message has a datatype, one element of it at buf. The datatype is the
+// derived type of Route::datatype, or on MPI-3 a byte-range type for more
+// than INT_MAX contiguous bytes (see needs_big); both are built at commit.
+int send_bytes(const std::byte* buf, core::Index bytes, const Datatype& type, int peer,
+               MPI_Comm comm, MPI_Request* req);
+int recv_bytes(std::byte* buf, core::Index bytes, const Datatype& type, int peer, MPI_Comm comm,
+               MPI_Request* req);
+
+// True when `bytes` cannot be an int count of MPI_BYTE in this build.
+bool needs_big(core::Index bytes);
+
+// One message of the point-to-point executors (P2P, the reverse).
+struct Message {
+    int rank = 0;
+    Route route = Route::packed;
+    core::Index bytes = 0;
+    core::Index offset = 0; // in the user's buffer (direct; 0 for datatype) or scratch (packed)
+    Datatype type;          // Route::datatype, or a byte range above INT_MAX on MPI-3
+    std::vector<core::Region> regions;
+};
+
+// The message carrying p's regions to or from `rank` (is_send: this
+// process's side is the regions' sender side) on the route route_of picks,
+// or through scratch when `packed` forces it; a packed message's place in
+// scratch is taken from *scratch (64-byte aligned), which grows.
+Message plan_message(const core::PeerRegions& p, int rank, core::Index elem, bool is_send,
+                     core::Index& scratch, bool packed = false);
+
+} // namespace dri::detail

@@ -1,0 +1,208 @@
+// SHARED: single copy through node shared memory. Every receiver copies its
+// regions straight from its senders' buffers (allocated by DRI_Alloc_mem)
+// into its own after a ready message, and answers with a done message; no
+// scratch, no bytes through MPI. It applies when every sender with readers
+// has its ring in DRI shared memory that each of its readers belongs to.
+#include "kernels/copy.hpp"
+#include "mpi/strategies/base.hpp"
+#include "mpi/strategies/parts.hpp"
+
+#include <algorithm>
+
+namespace dri::detail {
+
+namespace {
+
+// Listed in the progress registry from start until complete, so that any
+// completion call on this process copies for it (progress.hpp).
+class SharedExecutor final : public RequestExecutor, public Progressable {
+  public:
+    // The pairs of `plan` that `reach` marks for the single copy (every pair
+    // for SHARED, some for HYBRID); with `local`, also the self part and the
+    // zero fills.
+    SharedExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx,
+                   const SharedReach& reach, bool local)
+        : RequestExecutor(ctx.comm) {
+        construct(local ? plan : without_local(plan), [&] { build(plan, ctx, reach); });
+    }
+    ~SharedExecutor() override { release(); }
+
+    void start(const std::byte* send, std::byte* recv) override {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            post(send, recv);
+        }
+        list_in_flight();
+    }
+
+    void wait() override {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            rethrow_deferred();
+            wait_requests(this);
+        }
+        unlist();
+    }
+
+    bool test() override {
+        bool done = false;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            rethrow_deferred();
+            done = test_requests();
+        }
+        if (done) unlist();
+        return done;
+    }
+
+    void drop_pending() noexcept override {
+        unlist();
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (std::size_t i = 0; i < reqs_.size(); ++i)
+            drop(reqs_[i], i < sources_.size() + readers_.size());
+        pending_ = 0;
+    }
+
+  private:
+    static constexpr int ready_tag = 1, done_tag = 2;
+
+    bool progress_once() override { return test_requests(); }
+
+    void post(const std::byte* send, std::byte* recv) {
+        recv_target_ = recv;
+        const std::size_t ns = sources_.size(), nr = readers_.size();
+        std::size_t k = 0;
+        for (Source& src : sources_)
+            check_mpi(MPI_Irecv(&src.ready, 1, MPI_INT, src.rank, ready_tag, comm_, &reqs_[k++]),
+                      "MPI_Irecv");
+        if (nr > 0) {
+            // Which buffer of the ring is read; published once written.
+            mine_ = -1;
+            for (std::size_t i = 0; i < own_.size(); ++i)
+                if (own_[i].data() == send) mine_ = static_cast<int>(i);
+            if (mine_ < 0) core::fail(core::Errc::internal, "send buffer not in the ring");
+            check_mpi(MPI_Win_sync(own_wins_[static_cast<std::size_t>(mine_)]), "MPI_Win_sync");
+            for (int r : readers_)
+                check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, r, done_tag, comm_, &reqs_[k++]),
+                          "MPI_Irecv");
+            for (int r : readers_)
+                check_mpi(MPI_Isend(&mine_, 1, MPI_INT, r, ready_tag, comm_, &reqs_[k++]),
+                          "MPI_Isend");
+        }
+        pending_ = static_cast<int>(ns + 2 * nr);
+        run_local(local_, send, recv);
+    }
+
+    // A sender this process reads from: its ring in this address space.
+    struct Source {
+        int rank = 0;
+        std::vector<core::Region> regions;
+        std::vector<const std::byte*> ring;
+        std::vector<MPI_Win> wins;
+        int ready = -1; // the ring index the sender published
+    };
+
+    static core::LocalPlan without_local(const core::LocalPlan& plan) {
+        core::LocalPlan p;
+        p.elem_size = plan.elem_size;
+        return p;
+    }
+
+    void build(const core::LocalPlan& plan, const ExecutorContext& ctx, const SharedReach& reach) {
+        own_ = reach.own;
+        own_wins_ = reach.own_wins;
+        for (std::size_t i = 0; i < plan.sends.size(); ++i)
+            if (reach.reader[i])
+                readers_.push_back(ctx.recv_rank.at(static_cast<std::size_t>(plan.sends[i].peer)));
+        if (!readers_.empty())
+            for (SharedBlock* b : reach.own_blocks)
+                use(b);
+        for (std::size_t i = 0; i < plan.recvs.size(); ++i) {
+            if (!reach.source[i]) continue;
+            const core::PeerRegions& p = plan.recvs[i];
+            Source src;
+            src.rank = ctx.send_rank.at(static_cast<std::size_t>(p.peer));
+            src.regions = p.regions;
+            src.ring = reach.source[i]->bufs;
+            src.wins = reach.source[i]->wins;
+            for (SharedBlock* b : reach.source[i]->blocks)
+                use(b);
+            sources_.push_back(std::move(src));
+        }
+        reqs_.assign(sources_.size() * 2 + readers_.size() * 2, MPI_REQUEST_NULL);
+        done_.assign(reqs_.size(), 0);
+    }
+
+    void use(SharedBlock* b) {
+        shared_use(b, +1);
+        used_.push_back(b);
+    }
+
+    // Request slots: ready receives (one per source), done receives, ready
+    // sends (one per reader each), done sends (one per source).
+    void arrived(int index) override {
+        --pending_;
+        const auto i = static_cast<std::size_t>(index);
+        if (i >= sources_.size()) return;
+        Source& src = sources_[i];
+        if (src.ready < 0 || static_cast<std::size_t>(src.ready) >= src.ring.size())
+            core::fail(core::Errc::internal, "ready message names no buffer of the ring");
+        const auto b = static_cast<std::size_t>(src.ready);
+        check_mpi(MPI_Win_sync(src.wins[b]), "MPI_Win_sync");
+        for (const core::Region& reg : src.regions)
+            core::copy_region(src.ring[b], recv_target_, reg, elem_size());
+        check_mpi(MPI_Win_sync(src.wins[b]), "MPI_Win_sync");
+        const std::size_t slot = sources_.size() + 2 * readers_.size() + i;
+        check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, src.rank, done_tag, comm_, &reqs_[slot]),
+                  "MPI_Isend");
+        ++pending_;
+    }
+
+    void release_more() noexcept override {
+        unlist();
+        if (mpi_alive())
+            for (MPI_Request& r : reqs_)
+                if (r != MPI_REQUEST_NULL) MPI_Wait(&r, MPI_STATUS_IGNORE);
+        for (SharedBlock* b : used_)
+            shared_use(b, -1);
+        used_.clear();
+    }
+
+    std::vector<Source> sources_;
+    std::vector<int> readers_;
+    std::vector<std::span<std::byte>> own_;
+    std::vector<MPI_Win> own_wins_;
+    std::vector<SharedBlock*> used_;
+    int mine_ = -1;
+    std::byte* recv_target_ = nullptr;
+};
+
+// The reason SHARED does not apply, the same on every participant ("" when it does).
+std::string shared_why_not(const SharedReach& reach, MPI_Comm comm) {
+    std::string why;
+    if (!reach.all())
+        why = std::find(reach.reader.begin(), reach.reader.end(), false) != reach.reader.end()
+                  ? "its send buffers were not allocated by DRI_Alloc_mem where every reader can "
+                    "reach them (same allocation, same node)"
+                  : "the buffers of a sender it reads from are not in DRI shared memory it "
+                    "belongs to (not allocated by DRI_Alloc_mem, or on another node)";
+    return agreed(comm, {why.empty() ? core::Errc::success : core::Errc::buffer, why}).message;
+}
+
+} // namespace
+
+std::unique_ptr<Executor> make_shared_part(const core::LocalPlan& plan, const ExecutorContext& ctx,
+                                           const SharedReach& reach, bool local) {
+    return std::make_unique<SharedExecutor>(plan, ctx, reach, local);
+}
+
+Built build_shared(const core::LocalPlan& plan, const ExecutorContext& ctx) {
+    CommUntilTaken comm(ctx.comm);
+    const SharedReach reach = shared_reach(plan, ctx);
+    std::string why = shared_why_not(reach, ctx.comm);
+    if (!why.empty()) return {nullptr, std::move(why)};
+    comm.take();
+    return {make_shared_part(plan, ctx, reach, true), {}};
+}
+
+} // namespace dri::detail

@@ -1,0 +1,42 @@
+// The strategies in one table: each one's name, how it is built (and so
+// whether it applies), and the policy that picks among them: AUTO's cheap
+// rule and MEASURE's candidates. Adding a strategy is one new file beside
+// this one and one row in table.cpp.
+#pragma once
+
+#include "mpi/strategies/executor.hpp"
+#include "mpi/strategy.hpp"
+
+#include <vector>
+
+namespace dri::detail {
+
+struct StrategyRow {
+    Strategy kind;
+    const char* name; // as in messages: "P2P"
+    // Collective over ctx.comm: an executor, or why the strategy does not
+    // apply to this plan and these buffers (the same on every participant).
+    Built (*build)(const core::LocalPlan& plan, const ExecutorContext& ctx);
+    bool in_auto;    // AUTO tries the rows so marked, in table order
+    bool in_measure; // MEASURE times the rows so marked
+    // AUTO skips this row for transfers in which no process reads from
+    // another (every strategy is then the same local copy).
+    bool auto_needs_peers;
+};
+
+const StrategyRow& strategy_row(Strategy s);
+
+// How a requested strategy is resolved at commit.
+struct Choice {
+    std::vector<const StrategyRow*> candidates;
+    // AUTO: the first candidate that applies is kept, the rest are not built.
+    // MEASURE: every candidate that applies is built and timed.
+    // A forced strategy: its one candidate must apply.
+    bool first_that_applies = false;
+    bool timed = false;
+};
+
+// `peers`: whether some process of the transfer reads from another.
+Choice choose(Strategy requested, bool peers);
+
+} // namespace dri::detail
