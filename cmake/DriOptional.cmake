@@ -145,31 +145,23 @@ endif()
 dri_optional(OpenMPI "${found}" PACKAGE libopenmpi-dev
   WITHOUT "tools/test.sh's Open MPI build and its tests")
 
-dri_optional_hidden(Doxygen hidden)
-set(found FALSE)
-if(NOT hidden)
-  find_program(DRI_DOXYGEN doxygen)
-  set(found ${DRI_DOXYGEN})
-endif()
-dri_optional(Doxygen "${found}" PACKAGE doxygen
-  WITHOUT "nothing in the build (tools/docs.sh installs it for the API reference)")
+# Components that are one program on PATH.
+function(dri_optional_program name program package without)
+  dri_optional_hidden(${name} hidden)
+  set(found FALSE)
+  if(NOT hidden)
+    find_program(DRI_PROGRAM_${name} ${program})
+    set(found ${DRI_PROGRAM_${name}})
+  endif()
+  dri_optional(${name} "${found}" PACKAGE ${package} WITHOUT "${without}")
+  set(DRI_HAVE_${name} ${DRI_HAVE_${name}} PARENT_SCOPE)
+endfunction()
 
-dri_optional_hidden(clang-format hidden)
-set(found FALSE)
-if(NOT hidden)
-  find_program(CLANG_FORMAT clang-format)
-  set(found ${CLANG_FORMAT})
-endif()
-dri_optional(clang-format "${found}" PACKAGE clang-format WITHOUT "the format check (ctest format)")
-
-dri_optional_hidden(gnuplot hidden)
-set(found FALSE)
-if(NOT hidden)
-  find_program(DRI_GNUPLOT gnuplot)
-  set(found ${DRI_GNUPLOT})
-endif()
-dri_optional(gnuplot "${found}" PACKAGE gnuplot-nox
-  WITHOUT "the docs test's run of tools/bench_plot.sh (the pictures of a benchmark)")
+dri_optional_program(Doxygen doxygen doxygen
+  "nothing in the build (tools/docs.sh installs it for the API reference)")
+dri_optional_program(clang-format clang-format clang-format "the format check (ctest format)")
+dri_optional_program(gnuplot gnuplot gnuplot-nox
+  "the docs test's run of tools/bench_plot.sh (the pictures of a benchmark)")
 
 # Writes the table; called at the end of the top-level CMakeLists.
 function(dri_optional_report)
