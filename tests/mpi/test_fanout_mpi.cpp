@@ -251,11 +251,11 @@ TEST_CASE("fan-out: a process in two receiving sides, first in the one it did no
 TEST_CASE("fan-out: two sending sides of one name are DRI_ERR_INCONSISTENT everywhere") {
     if (world_size() < 2) return;
     // Ranks 0 and 1 each declare a sending side over themselves alone.
-    const core::Shape shape(core::parse_shape("8x6"), core::parse_type("int16"));
+    const core::Shape shape(core::parse_shape("8x64"), core::parse_type("int16"));
     const int me = world_rank();
     const dri::Group all(world(), all_ranks());
     const dri::Distribution dr(to_api(shape), to_api(core::parse_partition("whole,block")), all);
-    std::vector<std::byte> sbuf(8 * 6 * 2),
+    std::vector<std::byte> sbuf(8 * 64 * 2),
         rbuf(static_cast<std::size_t>(dr.block(dri::Layout::packed(2)).bytes));
     dri::Transfer t("two senders");
     std::vector<std::span<std::byte>> sring{sbuf}, rring{rbuf};
