@@ -7,6 +7,8 @@
 #include "mpi/strategies/executor.hpp"
 #include "mpi/strategies/progress.hpp"
 
+#include <utility>
+
 namespace dri::detail {
 
 using core::Errc;
@@ -241,30 +243,31 @@ auto guarded_step(TransferImpl& t, F&& step) {
     }
 }
 
-} // namespace
-
-void execute(TransferImpl& t) {
-    ready(t, false);
+// Claims the current buffers, then runs `step` on them (guarded); if it
+// fails, whatever the error, they are no longer in flight.
+template <class F>
+void claimed_step(TransferImpl& t, F&& step) {
     claim_buffers(t);
     try {
-        guarded_step(t, [&] { t.exec->run(current(t.send), current(t.recv)); });
+        guarded_step(t, std::forward<F>(step));
     } catch (...) {
         free_buffers(t);
         throw;
     }
+}
+
+} // namespace
+
+void execute(TransferImpl& t) {
+    ready(t, false);
+    claimed_step(t, [&] { t.exec->run(current(t.send), current(t.recv)); });
     free_buffers(t);
     advance(t);
 }
 
 void start(TransferImpl& t) {
     ready(t, false);
-    claim_buffers(t);
-    try {
-        guarded_step(t, [&] { t.exec->start(current(t.send), current(t.recv)); });
-    } catch (...) {
-        free_buffers(t);
-        throw;
-    }
+    claimed_step(t, [&] { t.exec->start(current(t.send), current(t.recv)); });
     t.in_flight = true;
 }
 

@@ -184,6 +184,16 @@ TEST_CASE("fan-out to 1-3 receiving sides over disjoint and overlapping groups")
     }
 }
 
+// The error a commit of t over the world throws (success and "" if none).
+std::pair<dri::Errc, std::string> commit_error(dri::Transfer& t) {
+    try {
+        dri::commit(world(), {&t});
+    } catch (const dri::Error& e) {
+        return {e.code(), e.what()};
+    }
+    return {dri::Errc::success, ""};
+}
+
 TEST_CASE("fan-out: a process in two receiving sides is refused alike everywhere") {
     if (world_size() < 2) return;
     // Rank 1 declares (and, first in its group, publishes) a side {1, 0};
@@ -203,14 +213,7 @@ TEST_CASE("fan-out: a process in two receiving sides is refused alike everywhere
     if (me == 0) dr.emplace(to_api(shape), to_api(core::parse_partition("whole,whole")), g1);
     if (me == 1) dr = std::move(d2);
     if (dr) t.recv(*dr, dri::Layout::packed(2), rring);
-    std::string msg;
-    dri::Errc code = dri::Errc::success;
-    try {
-        dri::commit(world(), {&t});
-    } catch (const dri::Error& e) {
-        code = e.code();
-        msg = e.what();
-    }
+    const auto [code, msg] = commit_error(t);
     CHECK(code == dri::Errc::inconsistent);
     CHECK_MESSAGE(msg.find("rank 0 is in two receiving sides") != std::string::npos, msg);
 }
@@ -236,14 +239,7 @@ TEST_CASE("fan-out: a process in two receiving sides, first in the one it did no
         d2.emplace(to_api(shape), to_api(core::parse_partition("block,whole")), g2);
     if (me <= 1) t.recv(*d1, dri::Layout::packed(2), rring);
     if (me == 2) t.recv(*d2, dri::Layout::packed(2), rring);
-    std::string msg;
-    dri::Errc code = dri::Errc::success;
-    try {
-        dri::commit(world(), {&t});
-    } catch (const dri::Error& e) {
-        code = e.code();
-        msg = e.what();
-    }
+    const auto [code, msg] = commit_error(t);
     CHECK_MESSAGE(code == dri::Errc::inconsistent, msg);
     CHECK_MESSAGE(msg.find("rank 1 is in two receiving sides") != std::string::npos, msg);
 }
@@ -267,14 +263,7 @@ TEST_CASE("fan-out: two sending sides of one name are DRI_ERR_INCONSISTENT every
         t.send(*ds, dri::Layout::packed(2), sring);
     }
     t.recv(dr, dri::Layout::packed(2), rring);
-    std::string msg;
-    dri::Errc code = dri::Errc::success;
-    try {
-        dri::commit(world(), {&t});
-    } catch (const dri::Error& e) {
-        code = e.code();
-        msg = e.what();
-    }
+    const auto [code, msg] = commit_error(t);
     CHECK_MESSAGE(code == dri::Errc::inconsistent, msg);
     CHECK_MESSAGE(msg.find("a name has one sending side") != std::string::npos, msg);
 }
