@@ -25,7 +25,7 @@ Rings::Rings(const Problem& pb, int n, bool use_shared) {
     const auto rbytes = static_cast<std::size_t>(pb.recv_bytes);
     for (int k = 0; k < n; ++k) {
         if (use_shared) {
-            shared_.emplace_back(pb.comm, sbytes);
+            shared_.emplace_back(sbytes);
             send.emplace_back(shared_.back().data(), sbytes);
         } else {
             heap_.push_back(std::make_unique<AlignedBlock>(sbytes));

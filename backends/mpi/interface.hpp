@@ -86,15 +86,16 @@ void start(TransferImpl& t);
 void wait(TransferImpl& t);
 bool test(TransferImpl& t);
 
-// Node shared memory (DRI_Alloc_mem / DRI_Free_mem).
-// Collective over comm: each process gets `bytes` (its own count, 0 allowed)
-// of memory inside a shared window of its node. Errors agree on every rank.
-// `pre` is the outcome of the caller's own argument checks.
-void* shared_alloc(MPI_Comm comm, core::Index bytes, const Status& pre = {});
+// Node shared memory (DRI_Alloc_mem / DRI_Free_mem): the local calls of
+// shared_memory.hpp (through objects.hpp).
 
-// Collective over the communicator of the allocation: frees it. Refused on
-// every rank when one rank names memory DRI did not allocate, names another
-// allocation, or a committed transfer still uses it.
-void shared_free(MPI_Comm comm, void* base);
+// A role whose ring of nbuf buffers the transfer allocates in node shared
+// memory, each the size of this process's block; freed with the transfer.
+void declare_owned_role(TransferImpl& t, RoleKind kind,
+                        std::shared_ptr<const DistributionImpl> dist, const LayoutImpl& layout,
+                        int nbuf);
+// Buffer k of a role's ring (Errc::state without that role, Errc::arg for k
+// outside the ring).
+std::span<std::byte> ring_buffer(const TransferImpl& t, RoleKind kind, int k);
 
 } // namespace dri::detail

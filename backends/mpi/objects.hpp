@@ -6,6 +6,7 @@
 #include "core/distribution.hpp"
 #include "core/layout.hpp"
 #include "core/plan.hpp"
+#include "mpi/shared_memory.hpp"
 #include "mpi/strategy.hpp"
 
 #include <mpi.h>
@@ -20,7 +21,6 @@
 namespace dri::detail {
 
 class Executor;
-struct SharedBlock;
 
 struct GlobalDataImpl {
     core::Shape shape;
@@ -52,6 +52,9 @@ struct Role {
     core::Layout layout;
     std::vector<std::span<std::byte>> buffers;
     int current = 0;
+    // The ring, when the transfer allocated it (declared by length): freed
+    // with the transfer.
+    std::vector<SharedBuffer> owned;
 };
 
 struct TransferImpl;

@@ -1,52 +1,79 @@
-// Memory shared by the processes of a node (MPI-3 shared windows): what
-// DRI_Alloc_mem hands out, so that the single-copy strategy lets a receiver
-// read straight from its sender's buffer.
+// Node shared memory: what DRI_Alloc_mem hands out, so that the single-copy
+// strategy lets a receiver read straight from its sender's buffer.
+//
+// Each allocation belongs to one process and is made by it alone, like
+// MPI_Alloc_mem: an anonymous memory file (memfd_create) mapped into its
+// address space. The file has no name anywhere in the file system, so a
+// process killed at any moment leaves nothing behind; its pages go when the
+// last process mapping it lets go. A commit publishes each sender's segment
+// (segment_id) to its receivers on the same node, which map it read-only
+// (remote_segment.hpp). Where memory files are unavailable, an allocation is
+// ordinary anonymous memory that no other process can map: transfers then
+// move its data by messages.
 #pragma once
 
 #include "core/checked.hpp"
-#include "mpi/runtime/collectives.hpp"
-#include "mpi/runtime/init.hpp"
 
-#include <mpi.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <vector>
 
 namespace dri::detail {
 
-// One allocation as seen by one process: its own segment of a window shared
-// by the processes of its node that took part in the same call, and where
-// every other segment of that window sits in this process's address space.
+// What another process of the node needs to map a segment: the owner's
+// process id and descriptor (opened through /proc/<pid>/fd/<fd>), and the
+// file's identity, checked after opening so that a reused descriptor or a
+// process of another PID namespace is never mistaken for the owner's file.
+struct SegmentId {
+    std::int64_t pid = 0;
+    std::int64_t fd = -1; // -1: not shareable
+    std::int64_t dev = 0;
+    std::int64_t ino = 0;
+    core::Index bytes = 0; // mapped length (whole pages)
+};
+
+// One allocation of this process.
 struct SharedBlock {
-    std::uint64_t key = 0; // the same on every process of one allocation call
-    int comm_size = 0;     // processes of the allocating communicator
-    MPI_Win win = MPI_WIN_NULL;
-    MPI_Comm node = MPI_COMM_NULL;  // the node's processes in the call
-    std::byte* base = nullptr;      // this process's segment
-    core::Index size = 0;           // bytes asked for by this process
-    std::vector<std::byte*> bases;  // node rank -> segment (this address space)
-    std::vector<core::Index> sizes; // node rank -> bytes of that segment
-    int users = 0;                  // committed executors relying on it
+    std::byte* base = nullptr; // page aligned
+    core::Index size = 0;      // bytes asked for
+    SegmentId id;              // id.fd < 0: ordinary memory, not shareable
+    int users = 0;             // committed transfers relying on it
+    bool doomed = false;       // freed by its owner while in use: goes at users == 0
 };
 
 // True when [p, p + bytes) lies inside [base, base + size).
 bool within(const std::byte* p, core::Index bytes, const std::byte* base, core::Index size);
 
-// The allocation whose own segment holds [p, p + bytes), or null.
-SharedBlock* shared_find_own(const std::byte* p, core::Index bytes);
-// The rank in b's node communicator of process `rank` of `comm`, or -1 when
-// that process is not on this process's node in the allocation. Processes
-// are matched through their MPI groups, never through MPI_COMM_WORLD ranks
-// (the application's communicator need not be MPI_COMM_WORLD).
-int shared_node_rank(const SharedBlock& b, MPI_Comm comm, int rank);
-// The allocation with this key, or null when this process was not in it.
-SharedBlock* shared_find(std::uint64_t key);
-// Counts an executor that relies on the block (+1) or no longer does (-1).
-void shared_use(SharedBlock* b, int delta) noexcept;
+// Local: `bytes` (0 allowed) of page-aligned memory other processes of the
+// node can map. Throws Errc::arg / overflow / no_memory.
+void* shared_alloc(core::Index bytes);
+// Local: frees an allocation. Refused (Errc::state) while a committed
+// transfer uses it; Errc::arg when `base` is not one.
+void shared_free(void* base);
+// For owners that cannot report an error (the C++ allocator, Python arrays):
+// frees now, or, while a committed transfer uses it, when the last one lets
+// go. Unknown addresses are ignored.
+void shared_free_when_unused(void* base) noexcept;
 
-// DRI_Finalize: frees every allocation still alive (collective, in the
-// order of the allocation calls, on every process of each node).
-void shared_release_all() noexcept;
+// Owns one allocation; frees it as shared_free_when_unused does.
+struct SharedDeleter {
+    void operator()(std::byte* p) const noexcept { shared_free_when_unused(p); }
+};
+using SharedBuffer = std::unique_ptr<std::byte, SharedDeleter>;
+// Rings a library object allocates for its user (transfer-owned rings,
+// DRI-1.0 reorganizations): n buffers of `bytes` each.
+std::vector<SharedBuffer> shared_ring(int n, core::Index bytes);
+// The ring's buffers as the spans a role declares.
+std::vector<std::span<std::byte>> spans_of(const std::vector<SharedBuffer>& ring,
+                                           core::Index bytes);
+
+// The allocation of this process holding [p, p + bytes), or null.
+SharedBlock* shared_find_own(const std::byte* p, core::Index bytes);
+// Counts a transfer that relies on the block (+1) or no longer does (-1).
+void shared_use(SharedBlock* b, int delta) noexcept;
 
 } // namespace dri::detail

@@ -16,25 +16,35 @@ using core::Index;
 
 namespace {
 
-Role make_role(const TransferImpl& t, std::shared_ptr<const DistributionImpl> d,
-               const core::Layout& l, std::span<const std::span<std::byte>> buffers,
-               const char* what) {
+// The bytes of this process's block in the role, after checking that the
+// role can be declared.
+Index block_bytes(const TransferImpl& t, const DistributionImpl& d, const core::Layout& l,
+                  const char* what) {
     if (t.committed)
         core::fail(core::Errc::state, "transfer '" + t.name + "' is already committed");
-    if (d->group->my_index < 0)
+    if (d.group->my_index < 0)
         core::fail(core::Errc::group, "transfer '" + t.name +
                                           "': the calling process is not in the " + what +
                                           " distribution's group");
-    if (l.ndims() != d->dist.ndims())
+    if (l.ndims() != d.dist.ndims())
         core::fail(core::Errc::layout, "transfer '" + t.name + "': the " + what + " layout has " +
                                            std::to_string(l.ndims()) + " dimensions, the data " +
-                                           std::to_string(d->dist.ndims()));
-    if (buffers.empty())
+                                           std::to_string(d.dist.ndims()));
+    return core::bind_layout(l, d.dist.local_extents(d.group->my_index), d.dist.shape().elem_size())
+        .bytes;
+}
+
+void check_ring_length(const TransferImpl& t, std::size_t n, const char* what) {
+    if (n == 0)
         core::fail(core::Errc::buffer_count,
                    "transfer '" + t.name + "': the " + what + " role needs at least one buffer");
-    const Index need =
-        core::bind_layout(l, d->dist.local_extents(d->group->my_index), d->dist.shape().elem_size())
-            .bytes;
+}
+
+Role make_role(const TransferImpl& t, std::shared_ptr<const DistributionImpl> d,
+               const core::Layout& l, std::span<const std::span<std::byte>> buffers,
+               const char* what) {
+    const Index need = block_bytes(t, *d, l, what);
+    check_ring_length(t, buffers.size(), what);
     for (std::size_t i = 0; i < buffers.size(); ++i) {
         if (buffers[i].data() == nullptr && need > 0)
             core::fail(core::Errc::buffer, "transfer '" + t.name + "': " + what + " buffer " +
@@ -45,8 +55,12 @@ Role make_role(const TransferImpl& t, std::shared_ptr<const DistributionImpl> d,
                            " has " + std::to_string(buffers[i].size()) +
                            " bytes but the block needs " + std::to_string(need));
     }
-    return Role{std::move(d), l, std::vector<std::span<std::byte>>(buffers.begin(), buffers.end()),
-                0};
+    return Role{
+        std::move(d), l, std::vector<std::span<std::byte>>(buffers.begin(), buffers.end()), 0, {}};
+}
+
+const char* role_name(RoleKind kind) {
+    return kind == RoleKind::send ? "sending" : "receiving";
 }
 
 std::byte* current(std::optional<Role>& r) {
@@ -189,15 +203,46 @@ std::shared_ptr<TransferImpl> make_transfer(std::string name) {
     return t;
 }
 
-void declare_role(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
-                  const LayoutImpl& layout, std::span<const std::span<std::byte>> buffers) {
+namespace {
+
+std::optional<Role>& free_slot(TransferImpl& t, RoleKind kind, const DistributionImpl* dist) {
     std::optional<Role>& slot = kind == RoleKind::send ? t.send : t.recv;
-    const char* what = kind == RoleKind::send ? "sending" : "receiving";
     require_initialized();
     if (!dist) core::fail(Errc::handle, "transfer '" + t.name + "': invalid distribution");
     if (slot)
-        core::fail(Errc::duplicate, "transfer '" + t.name + "' already has a " + what + " role");
-    slot = make_role(t, std::move(dist), layout.layout, buffers, what);
+        core::fail(Errc::duplicate,
+                   "transfer '" + t.name + "' already has a " + role_name(kind) + " role");
+    return slot;
+}
+
+} // namespace
+
+void declare_role(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
+                  const LayoutImpl& layout, std::span<const std::span<std::byte>> buffers) {
+    std::optional<Role>& slot = free_slot(t, kind, dist.get());
+    slot = make_role(t, std::move(dist), layout.layout, buffers, role_name(kind));
+}
+
+void declare_owned_role(TransferImpl& t, RoleKind kind,
+                        std::shared_ptr<const DistributionImpl> dist, const LayoutImpl& layout,
+                        int nbuf) {
+    std::optional<Role>& slot = free_slot(t, kind, dist.get());
+    const Index bytes = block_bytes(t, *dist, layout.layout, role_name(kind));
+    check_ring_length(t, nbuf < 0 ? 0 : static_cast<std::size_t>(nbuf), role_name(kind));
+    std::vector<SharedBuffer> ring = shared_ring(nbuf, bytes);
+    slot = make_role(t, std::move(dist), layout.layout, spans_of(ring, bytes), role_name(kind));
+    slot->owned = std::move(ring);
+}
+
+std::span<std::byte> ring_buffer(const TransferImpl& t, RoleKind kind, int k) {
+    const std::optional<Role>& r = kind == RoleKind::send ? t.send : t.recv;
+    if (!r)
+        core::fail(Errc::state, "transfer '" + t.name + "' has no " + role_name(kind) + " role");
+    if (k < 0 || static_cast<std::size_t>(k) >= r->buffers.size())
+        core::fail(Errc::arg, "transfer '" + t.name + "': the " + role_name(kind) + " ring has " +
+                                  std::to_string(r->buffers.size()) +
+                                  " buffers, there is no buffer " + std::to_string(k));
+    return r->buffers[static_cast<std::size_t>(k)];
 }
 
 void set_strategy(TransferImpl& t, Strategy s) {

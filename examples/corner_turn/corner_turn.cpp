@@ -114,24 +114,19 @@ int main(int argc, char** argv) {
         const dri::Layout rows_contiguous = dri::Layout::packed(2);
         const dri::Layout cols_contiguous = dri::Layout::ordered({1, 0});
 
-        // Send buffers in node shared memory (collective: every rank takes
-        // part, with 0 bytes when it does not produce), so that consumers copy
-        // straight from them (the SHARED strategy, which AUTO picks when it
-        // applies). They are declared before the transfer, which must be
-        // gone before they are freed.
+        // Send buffers in node shared memory (dri::allocator, a local call),
+        // so that consumers on the same node copy straight from them: AUTO
+        // picks the single copy (SHARED). Declared before the transfer.
         std::optional<dri::Distribution> by_rows;
         dri::BlockInfo sblock, rblock;
+        std::vector<std::vector<cf, dri::allocator<cf>>> sbuf;
         if (pgroup.contains_me()) {
             by_rows.emplace(matrix, dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}),
                             pgroup);
             sblock = by_rows->block(rows_contiguous);
-        }
-        std::vector<dri::SharedMemory> shared;
-        std::vector<std::span<cf>> sbuf;
-        for (int b = 0; b < o.buffers; ++b) {
-            shared.emplace_back(MPI_COMM_WORLD,
-                                static_cast<std::size_t>(by_rows ? sblock.bytes : 0));
-            sbuf.push_back(shared.back().as<cf>());
+            sbuf.assign(
+                static_cast<std::size_t>(o.buffers),
+                std::vector<cf, dri::allocator<cf>>(static_cast<std::size_t>(sblock.elements())));
         }
         dri::Transfer turn("corner turn");
         std::vector<std::vector<cf>> rbuf;

@@ -235,16 +235,19 @@ typedef enum DRI_Strategy {
     DRI_STRATEGY_P2P = 3,       /**< point to point, packing only where needed */
     DRI_STRATEGY_MEASURE = 4,   /**< time the candidates at commit, keep the fastest */
     DRI_STRATEGY_SHARED = 5,    /**< single copy through node shared memory: every send
-                                     buffer from DRI_Alloc_mem, all processes on one node */
+                                     buffer in DRI_Alloc_mem memory, all processes on one
+                                     node */
     DRI_STRATEGY_HYBRID = 6     /**< per pair: the single copy where both are on one node and
-                                     the sender's buffers are from DRI_Alloc_mem, messages
-                                     (as P2P) elsewhere */
+                                     the sender's buffers are in DRI_Alloc_mem memory,
+                                     messages (as P2P) elsewhere */
 } DRI_Strategy;
 
 /** A named transfer; the caller then declares its role(s) with
  * DRI_Transfer_send and/or DRI_Transfer_recv. Local call. */
 DRI_API int DRI_Transfer_create(const char* name, DRI_Transfer* xfer);
-/** Sender role: distribution, layout and nbuf >= 1 buffers of sizes[i] bytes. */
+/** Sender role: distribution, layout and nbuf >= 1 buffers of sizes[i] bytes;
+ * with buffers and sizes both NULL, the transfer allocates the ring of nbuf
+ * buffers itself in node shared memory (see DRI_Transfer_buffer). */
 DRI_API int DRI_Transfer_send(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layout, int nbuf,
                               void* const buffers[], const DRI_Index sizes[]);
 /** Receiver role, same arguments. A process may be both (clique). */
@@ -266,20 +269,32 @@ DRI_API int DRI_Corner_turn_create(MPI_Comm comm, DRI_Index nrows, DRI_Index nco
                                    const DRI_Index recv_sizes[], DRI_Transfer* xfer);
 
 DRI_API int DRI_Transfer_set_strategy(DRI_Transfer xfer, DRI_Strategy strategy);
-/** Memory for send buffers that receivers on the same node read directly
- * (DRI_STRATEGY_SHARED: one copy per byte, no MPI message carries data).
- * Collective over comm: each process gets `bytes` of its own (counts may
- * differ, 0 allowed) inside an MPI-3 shared window of its node
- * (MPI_Comm_split_type + MPI_Win_allocate_shared), page aligned. Any error
- * is returned on every process. Ordinary memory otherwise: any strategy and
- * any other use may take it. */
-DRI_API int DRI_Alloc_mem(MPI_Comm comm, DRI_Index bytes, void** base);
-/** Collective over the communicator of the allocation, every process passing
- * its own base. Refused everywhere (nothing freed) when a process passes an
- * address DRI_Alloc_mem did not return, the processes name different
- * allocations, or a committed transfer still uses the memory. DRI_Finalize
- * frees what is left. */
-DRI_API int DRI_Free_mem(MPI_Comm comm, void* base);
+/** Node shared memory: send buffers here let receivers on the same node read
+ * them directly (DRI_STRATEGY_SHARED: one copy per byte, no MPI message
+ * carries data). A local call of one process, like MPI_Alloc_mem, at any
+ * time, before DRI_Init too: `bytes` (0 allowed) of page-aligned memory,
+ * readable by processes of the owner's user only. It is ordinary memory
+ * otherwise: any strategy and any other use may take it. Where the system
+ * has no anonymous memory files (memfd_create), or with the environment
+ * variable DRI_SHARED_MEMORY=off, it is ordinary memory no other process can
+ * map, and transfers move its data by messages. Nothing is left in the file
+ * system, even when the process is killed. */
+DRI_API int DRI_Alloc_mem(DRI_Index bytes, void** base);
+/** Local: frees memory from DRI_Alloc_mem. Refused (DRI_ERR_STATE, nothing
+ * freed) while a committed transfer uses it; DRI_ERR_ARG for an address
+ * DRI_Alloc_mem did not return. DRI_Finalize does not free it. */
+DRI_API int DRI_Free_mem(void* base);
+
+/** Which ring DRI_Transfer_buffer names. */
+typedef enum DRI_Role { DRI_ROLE_SEND = 0, DRI_ROLE_RECV = 1 } DRI_Role;
+/** Buffer k of the transfer's ring for `role` (its address, and its size in
+ * `bytes` unless NULL). A role declared with buffers == NULL and sizes ==
+ * NULL has a ring of nbuf buffers the transfer allocated in node shared
+ * memory, one block each; they live as long as the transfer. Local call. */
+DRI_API int DRI_Transfer_buffer(DRI_Transfer xfer, DRI_Role role, int k, void** base,
+                                DRI_Index* bytes);
+/** The strategy a committed transfer runs (what AUTO or MEASURE chose). */
+DRI_API int DRI_Transfer_strategy(DRI_Transfer xfer, DRI_Strategy* strategy);
 /** Collective over every process of `comm` (the parent communicator of the
  * transfers' groups): each passes the transfers it declared (count may be 0).
  * Names are matched, both sides checked, plans built. On any error every

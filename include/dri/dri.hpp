@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -299,6 +300,16 @@ class DRI_API Distribution {
     std::shared_ptr<const detail::DistributionImpl> impl_;
 };
 
+/// A ring the transfer allocates itself, in node shared memory: `length`
+/// buffers of the process's block each (the forum's n-buffs), reached with
+/// Transfer::buffer and freed with the transfer.
+struct OwnedRing {
+    int length = 1;
+};
+
+/// Which ring of a transfer.
+enum class Role : int { send = 0, recv = 1 };
+
 /// A named, planned reorganization.
 class DRI_API Transfer {
   public:
@@ -319,6 +330,16 @@ class DRI_API Transfer {
     void recv(const Distribution& dist, const Layout& layout, Buffers&& buffers) {
         const auto b = as_bytes_list(buffers);
         recv(dist, layout, std::span<const std::span<std::byte>>(b));
+    }
+    /// Declare a role whose ring the transfer allocates (see OwnedRing).
+    void send(const Distribution& dist, const Layout& layout, OwnedRing ring);
+    void recv(const Distribution& dist, const Layout& layout, OwnedRing ring);
+    /// Buffer k of a role's ring (owned or not), as bytes; as<T>() for T.
+    std::span<std::byte> buffer(Role role, int k) const;
+    template <class T>
+    std::span<T> buffer_as(Role role, int k) const {
+        const std::span<std::byte> b = buffer(role, k);
+        return {reinterpret_cast<T*>(b.data()), b.size() / sizeof(T)};
     }
     void strategy(Strategy s);
 
@@ -361,17 +382,17 @@ class DRI_API Transfer {
     std::shared_ptr<detail::TransferImpl> impl_;
 };
 
-/// Memory inside a node's MPI-3 shared window (DRI_Alloc_mem): send buffers
-/// there let Strategy::shared copy every byte once, receivers reading
-/// straight from their senders' buffers. A contiguous range of bytes, usable
-/// as a transfer buffer like any container. Construction, free() and the
-/// destructor are collective over the communicator, which must outlive the
-/// object (each process may ask a different size); the destructor ignores
-/// errors, free() throws them. A transfer using the memory must be destroyed
-/// first: declare the memory before the transfer.
+/// Node shared memory (DRI_Alloc_mem): send buffers there let
+/// Strategy::shared copy every byte once, receivers on the same node
+/// reading straight from their senders' buffers, and AUTO picks it. A
+/// contiguous range of bytes, usable as a transfer buffer like any
+/// container. Construction, free() and the destructor are local calls of
+/// this process. free() throws while a committed transfer uses the memory;
+/// the destructor never throws: memory a committed transfer still uses is
+/// freed when the last such transfer is destroyed.
 class DRI_API SharedMemory {
   public:
-    SharedMemory(MPI_Comm comm, std::size_t bytes);
+    explicit SharedMemory(std::size_t bytes);
     SharedMemory(SharedMemory&& o) noexcept;
     SharedMemory& operator=(SharedMemory&& o) noexcept;
     ~SharedMemory();
@@ -386,11 +407,36 @@ class DRI_API SharedMemory {
         return {reinterpret_cast<T*>(base_), size_ / sizeof(T)};
     }
 
+    /// What dri::allocator calls: `bytes` of node shared memory (throws
+    /// std::bad_alloc when there is none), and its release, deferred while a
+    /// committed transfer uses the memory.
+    static void* allocate(std::size_t bytes);
+    static void deallocate(void* p) noexcept;
+
   private:
     void release() noexcept;
-    MPI_Comm comm_ = MPI_COMM_NULL;
     std::byte* base_ = nullptr;
     std::size_t size_ = 0;
+};
+
+/// A standard allocator in node shared memory: a ring of
+/// std::vector<T, dri::allocator<T>> gets the single copy, with no other
+/// change to the program. Local, stateless, any thread.
+template <class T>
+struct allocator {
+    using value_type = T;
+    allocator() noexcept = default;
+    template <class U>
+    allocator(const allocator<U>&) noexcept {}
+    T* allocate(std::size_t n) {
+        if (n > SIZE_MAX / sizeof(T)) throw std::bad_array_new_length();
+        return static_cast<T*>(SharedMemory::allocate(n * sizeof(T)));
+    }
+    void deallocate(T* p, std::size_t) noexcept { SharedMemory::deallocate(p); }
+    template <class U>
+    bool operator==(const allocator<U>&) const noexcept {
+        return true;
+    }
 };
 
 /// Convenience for the common case: the corner turn of an nrows x ncols

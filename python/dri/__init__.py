@@ -24,7 +24,8 @@ from . import _dri  # noqa: E402
 from ._dri import (  # noqa: E402
     COMM_SELF, COMM_WORLD, BlockInfo, Comm, DimPart, Distribution, Edge,
     GlobalData, Group, Layout, Partition, SharedMemory, Strategy, Transfer,
-    Type, commit, error_string, initialized, mpi_library_version)
+    Type, commit, empty, empty_like, error_string, initialized,
+    mpi_library_version, zeros)
 from ._dri import (  # noqa: E402
     SUCCESS, ERR_ARG, ERR_NULL, ERR_HANDLE, ERR_NDIMS, ERR_EXTENT,
     ERR_OVERFLOW, ERR_TYPE, ERR_PARTITION, ERR_OVERLAP, ERR_MINMAX, ERR_GRID,
@@ -87,7 +88,8 @@ def mpi4py_compatible():
 __all__ = [
     "BlockInfo", "COMM_SELF", "COMM_WORLD", "Comm", "DimPart", "Distribution",
     "Edge", "Error", "GlobalData", "Group", "Layout", "Partition", "Session",
-    "SharedMemory", "Strategy", "Transfer", "Type", "commit", "error_string",
+    "SharedMemory", "Strategy", "Transfer", "Type", "commit", "empty",
+    "empty_like", "error_string", "zeros",
     "finalize", "init", "initialized", "mpi4py_compatible",
     "mpi_library_version", "SUCCESS", "ERR_ARG", "ERR_NULL", "ERR_HANDLE",
     "ERR_NDIMS", "ERR_EXTENT", "ERR_OVERFLOW", "ERR_TYPE", "ERR_PARTITION",

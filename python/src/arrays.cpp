@@ -112,11 +112,4 @@ py::array block_view(const BlockInfo& b, const py::dtype& dtype, std::byte* base
     return py::array(dtype, shape, strides, base, raw);
 }
 
-py::array block_array(const BlockInfo& b, const py::dtype& dtype, bool zero) {
-    py::array_t<std::uint8_t> raw(static_cast<py::ssize_t>(b.bytes));
-    auto* base = reinterpret_cast<std::byte*>(raw.mutable_data());
-    if (zero && b.bytes > 0) std::memset(base, 0, static_cast<std::size_t>(b.bytes));
-    return block_view(b, dtype, base, raw);
-}
-
 } // namespace dri::python

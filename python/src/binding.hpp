@@ -76,8 +76,8 @@ struct PyDistribution {
 /// buffer in messages.
 std::span<std::byte> block_bytes(py::handle array, const BlockInfo& block, const py::dtype& dtype,
                                  bool writable, const std::string& what);
-/// A new array holding `block` (its memory is `block.bytes`, padding
-/// included), zero-filled or not.
+/// A new array holding `block` in node shared memory (shared_memory.cpp;
+/// its memory is `block.bytes`, padding included), zero-filled or not.
 py::array block_array(const BlockInfo& block, const py::dtype& dtype, bool zero);
 /// A view of `block` on `base` (whose memory must hold block.bytes) kept
 /// alive by `owner`.

@@ -218,9 +218,9 @@ int main(int argc, char** argv) {
         DRI_Transfer st = NULL;
         void *s2[NBUF], *r2[NBUF];
         long i, j;
-        EXPECT(DRI_Alloc_mem(comm, 64, NULL) == DRI_ERR_NULL);
+        EXPECT(DRI_Alloc_mem(64, NULL) == DRI_ERR_NULL);
         for (k = 0; k < NBUF; ++k) {
-            OK(DRI_Alloc_mem(comm, sinfo.bytes, &s2[k]));
+            OK(DRI_Alloc_mem(sinfo.bytes, &s2[k]));
             r2[k] = malloc((size_t)rinfo.bytes + 1);
         }
         OK(DRI_Transfer_create("c shared", &st));
@@ -248,9 +248,9 @@ int main(int argc, char** argv) {
                     if (r[j * N + i] != value(i, rinfo.owned_first[1] + j, k + 20)) ++wrong;
         }
         EXPECT(wrong == 0);
-        EXPECT(DRI_Free_mem(comm, s2[0]) == DRI_ERR_STATE); /* still in use */
+        EXPECT(DRI_Free_mem(s2[0]) == DRI_ERR_STATE); /* still in use */
         OK(DRI_Transfer_destroy(&st));
-        OK(DRI_Free_mem(comm, s2[0]));
+        OK(DRI_Free_mem(s2[0]));
         for (k = 0; k < NBUF; ++k)
             free(r2[k]);
     }

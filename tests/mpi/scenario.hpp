@@ -50,12 +50,12 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
     // The buffers outlive the transfer (shared memory in use by a committed
     // transfer cannot be freed).
     std::vector<std::vector<std::byte>> splain, rbuf;
-    std::vector<dri::SharedMemory> sshared; // collective: every rank allocates the ring
+    std::vector<dri::SharedMemory> sshared; // local: each rank its own ring
     std::vector<std::span<std::byte>> sbuf;
     const auto sbytes = static_cast<std::size_t>(sd ? sd->block(sl).bytes : 0);
     for (int i = 0; i < sc.nbuf_s; ++i) {
         if (sc.shared_buffers) {
-            sshared.emplace_back(world(), sbytes);
+            sshared.emplace_back(sbytes);
             sbuf.emplace_back(sshared.back().data(), sbytes);
         } else {
             splain.emplace_back(sbytes);

@@ -42,7 +42,7 @@ struct SideRun {
     void make_ring(int n, bool in_shared_memory) {
         for (int i = 0; i < n; ++i) {
             if (in_shared_memory) { // collective over world()
-                shared.emplace_back(world(), bytes());
+                shared.emplace_back(bytes());
                 ring.emplace_back(shared.back().data(), bytes());
             } else {
                 plain.emplace_back(bytes());

@@ -111,15 +111,15 @@ struct Turn {
         ssize[0] = si.bytes;
         rsize[0] = ri.bytes;
     }
-    // Collective: the send block moves to memory from DRI_Alloc_mem (freed
+    // The send block moves to memory from DRI_Alloc_mem (freed
     // by the destructor, after the transfers declared later are gone).
     void use_shared() {
-        OK(DRI_Alloc_mem(world(), si.bytes, &shared));
+        OK(DRI_Alloc_mem(si.bytes, &shared));
         sp = static_cast<float*>(shared);
         sbuf[0] = shared;
     }
     ~Turn() {
-        if (shared) CHECK(DRI_Free_mem(world(), shared) == DRI_SUCCESS);
+        if (shared) CHECK(DRI_Free_mem(shared) == DRI_SUCCESS);
     }
     Turn(const Turn&) = delete;
     Turn& operator=(const Turn&) = delete;
@@ -419,23 +419,30 @@ TEST_CASE("DRI_ERR_STATE: a transfer without a role committed alone on one proce
     MPI_Comm_free(&idle);
 }
 
-TEST_CASE("DRI_Alloc_mem, DRI_Free_mem and the shared strategy: errors on every rank") {
+TEST_CASE("DRI_Alloc_mem, DRI_Free_mem: local calls with local errors; SHARED's refusal") {
     const int me = world_rank(), last = world_size() - 1;
     void* p = nullptr;
-    EXPECT_CODE(DRI_Alloc_mem(MPI_COMM_NULL, 64, &p), DRI_ERR_GROUP);
-    EXPECT_CODE_ALL(DRI_Alloc_mem(world(), me == last ? -1 : 64, &p), DRI_ERR_ARG);
-    EXPECT_CODE_ALL(DRI_Alloc_mem(world(), 64, me == last ? nullptr : &p), DRI_ERR_NULL);
-    void *a = nullptr, *b = nullptr;
-    OK(DRI_Alloc_mem(world(), 64 * (me + 1), &a));
-    OK(DRI_Alloc_mem(world(), 0, &b)); // nothing on this rank: still a valid address
+    // Local: only the last rank allocates, frees and fails; nobody waits.
+    if (me == last) {
+        EXPECT_CODE(DRI_Alloc_mem(-1, &p), DRI_ERR_ARG);
+        EXPECT_CODE(DRI_Alloc_mem(64, nullptr), DRI_ERR_NULL);
+        EXPECT_CODE(DRI_Alloc_mem(INT64_MAX, &p), DRI_ERR_OVERFLOW);
+        OK(DRI_Alloc_mem(1 << 20, &p));
+        OK(DRI_Free_mem(p));
+    }
+    void *a = nullptr, *b = nullptr, *c = nullptr;
+    OK(DRI_Alloc_mem(64 * (me + 1), &a));
+    OK(DRI_Alloc_mem(0, &b)); // nothing asked: still a distinct, valid address
+    OK(DRI_Alloc_mem(0, &c));
+    CHECK(b != c);
     CHECK(reinterpret_cast<std::uintptr_t>(a) % 4096 == 0);
     std::memset(a, 0x5A, static_cast<std::size_t>(64 * (me + 1)));
-    EXPECT_CODE_ALL(DRI_Free_mem(world(), me == last ? static_cast<char*>(a) + 1 : a), DRI_ERR_ARG);
-    if (world_size() >= 2)
-        EXPECT_CODE_ALL(DRI_Free_mem(world(), me == last ? b : a), DRI_ERR_INCONSISTENT);
-    OK(DRI_Free_mem(world(), b));
-    EXPECT_CODE_ALL(DRI_Free_mem(world(), b), DRI_ERR_ARG); // twice
-    OK(DRI_Free_mem(world(), a));
+    EXPECT_CODE(DRI_Free_mem(static_cast<char*>(a) + 1), DRI_ERR_ARG);
+    EXPECT_CODE(DRI_Free_mem(nullptr), DRI_ERR_ARG);
+    OK(DRI_Free_mem(b));
+    EXPECT_CODE(DRI_Free_mem(b), DRI_ERR_ARG); // twice
+    OK(DRI_Free_mem(a));
+    OK(DRI_Free_mem(c));
 
     Turn turn;
     if (world_size() >= 2) { // one rank copies locally and needs no shared memory
@@ -456,7 +463,7 @@ TEST_CASE("DRI_Alloc_mem, DRI_Free_mem and the shared strategy: errors on every 
         OK(turn.send(t));
         OK(turn.recv(t));
         OK(DRI_Transfer_commit(t));
-        EXPECT_CODE_ALL(DRI_Free_mem(world(), turn.shared), DRI_ERR_STATE);
+        EXPECT_CODE(DRI_Free_mem(turn.shared), DRI_ERR_STATE);
         for (int f = 0; f < 3; ++f) {
             turn.fill(f);
             OK(DRI_Do(t));

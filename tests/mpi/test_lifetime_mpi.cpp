@@ -1517,7 +1517,7 @@ class Sequence {
                                                  : kOk;
         static const char* const what[] = {"0 bytes on rank %d", "-1 bytes on rank %d",
                                            "NULL result on rank %d", "MPI_COMM_NULL"};
-        call(format("DRI_Alloc_mem(comm, %lld, &mem %d) [%s]", static_cast<long long>(kMemBytes), i,
+        call(format("DRI_Alloc_mem(%lld, &mem %d) [%s]", static_cast<long long>(kMemBytes), i,
                     v < 0 ? "legal arguments" : format(what[v], bad).c_str()));
         expect_collective(DRI_Alloc_mem(v == kNullCommAlloc ? MPI_COMM_NULL : comm(), bytes, out),
                           want, true);
@@ -1559,10 +1559,10 @@ class Sequence {
         if (!want) want = kOk;
         static const char* const what[] = {"the address + 1 on rank %d",
                                            "another allocation on rank %d"};
-        call(format("DRI_Free_mem(comm, mem %d) [%s%s]", i,
+        call(format("DRI_Free_mem(mem %d) [%s%s]", i,
                     v < 0 ? "legal arguments" : format(what[v], bad).c_str(),
                     pinned(i) ? ", a committed transfer uses it" : ""));
-        expect_collective(DRI_Free_mem(comm(), base), want, true);
+        expect_collective(DRI_Free_mem(base), want, true);
         if (v == kOffsetOnOne && !pinned(i)) expect_message_from(bad);
         if (pinned(i)) ++stats_.pinned_refusals;
         if (want != kOk) return;
@@ -1573,8 +1573,8 @@ class Sequence {
         if (!again) return;
         // Freed twice: no allocation came in between, so the address cannot
         // have been handed out again.
-        call(format("DRI_Free_mem(comm, mem %d) [freed twice]", i));
-        expect_collective(DRI_Free_mem(comm(), m.stale), code(DRI_ERR_ARG), true);
+        call(format("DRI_Free_mem(mem %d) [freed twice]", i));
+        expect_collective(DRI_Free_mem(m.stale), code(DRI_ERR_ARG), true);
     }
 
     // ---- finalize and init -------------------------------------------------------------
@@ -1659,14 +1659,13 @@ class Sequence {
             expect(DRI_Do(dx >= 0 ? xfer_[static_cast<std::size_t>(dx)].stale : nullptr), want);
             break;
         case 7:
-            call("DRI_Alloc_mem(comm, 64, &p)");
-            expect(DRI_Alloc_mem(comm(), 64, &p), want);
+            call("DRI_Alloc_mem(64, &p)");
+            expect(DRI_Alloc_mem(64, &p), want);
             break;
         case 8:
-            call("DRI_Free_mem(comm, a base freed by DRI_Finalize)");
-            expect(
-                DRI_Free_mem(comm(), dm >= 0 ? mem_[static_cast<std::size_t>(dm)].stale : nullptr),
-                want);
+            call("DRI_Free_mem(a base freed by DRI_Finalize)");
+            expect(DRI_Free_mem(dm >= 0 ? mem_[static_cast<std::size_t>(dm)].stale : nullptr),
+                   want);
             break;
         default:
             call("DRI_Commit(comm, 0, NULL)");
@@ -1774,8 +1773,8 @@ class Sequence {
             // allocated its address cannot have been handed out again.
             const int i = pick_dead(mem_);
             if (i < 0 || pick(mem_, true) >= 0) return;
-            call(format("DRI_Free_mem(comm, freed mem %d)", i));
-            expect_collective(DRI_Free_mem(comm(), mem_[static_cast<std::size_t>(i)].stale),
+            call(format("DRI_Free_mem(freed mem %d)", i));
+            expect_collective(DRI_Free_mem(mem_[static_cast<std::size_t>(i)].stale),
                               code(DRI_ERR_ARG), true);
         } else {
             const int i = pick_dead(xfer_);

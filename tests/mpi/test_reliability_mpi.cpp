@@ -85,8 +85,8 @@ class Turn {
         if (xfer_) DRI_Transfer_destroy(&xfer_);
         if (shared_)
             for (int k = 0; k < nbuf_; ++k) {
-                DRI_Free_mem(comm(), sends_[k]);
-                DRI_Free_mem(comm(), recvs_[k]);
+                DRI_Free_mem(sends_[k]);
+                DRI_Free_mem(recvs_[k]);
             }
         DRI_Layout_destroy(&rl_);
         DRI_Layout_destroy(&cl_);
@@ -143,7 +143,7 @@ class Turn {
             return own.data();
         }
         void* p = nullptr;
-        OK(DRI_Alloc_mem(comm(), bytes, &p));
+        OK(DRI_Alloc_mem(bytes, &p));
         return p;
     }
 
@@ -194,7 +194,7 @@ TEST_CASE("DRI_Free_mem refuses memory a committed transfer uses, whatever its s
         Turn turn(true, s);
         OK(DRI_Transfer_commit(turn.xfer()));
         for (void* p : {turn.send_buffer(), turn.recv_buffer()}) {
-            const int rc = DRI_Free_mem(comm(), p);
+            const int rc = DRI_Free_mem(p);
             CHECK_MESSAGE(rc == DRI_ERR_STATE, "DRI_Free_mem returned " << rc);
             CHECK(same_everywhere(rc));
         }

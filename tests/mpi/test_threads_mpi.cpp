@@ -130,7 +130,7 @@ class Worker {
     void rings() {
         const DRI_Index s = send_.bytes, r = recv_.bytes;
         if (in_shared_memory(t_)) {
-            must(t_, DRI_Alloc_mem(comm_, 2 * s, &mem_), "DRI_Alloc_mem");
+            must(t_, DRI_Alloc_mem(2 * s, &mem_), "DRI_Alloc_mem");
             send_bufs_ = {mem_, static_cast<char*>(mem_) + s};
         } else {
             heap_send_.assign(2, std::vector<std::int32_t>(static_cast<std::size_t>(s / 4)));
@@ -203,7 +203,7 @@ class Worker {
     // The transfer, then the memory its ring lay in (refused before).
     void destroy_transfer() {
         must(t_, DRI_Transfer_destroy(&xfer_), "DRI_Transfer_destroy");
-        if (mem_) must(t_, DRI_Free_mem(comm_, mem_), "DRI_Free_mem");
+        if (mem_) must(t_, DRI_Free_mem(mem_), "DRI_Free_mem");
         mem_ = nullptr;
     }
 

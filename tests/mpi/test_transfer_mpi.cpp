@@ -344,13 +344,13 @@ TEST_CASE("the corner-turn convenience call on ranks 0 and 1 alone, then on ever
 
 TEST_CASE("dri::SharedMemory: moves, explicit free, and a SHARED transfer over a moved ring") {
     const int w = world_size(), me = world_rank();
-    dri::SharedMemory a(world(), 4096), b(world(), 64 * static_cast<std::size_t>(me));
+    dri::SharedMemory a(4096), b(64 * static_cast<std::size_t>(me));
     CHECK(a.size() == 4096);
     CHECK(a.as<double>().size() == 512);
     std::byte* const pa = a.data();
     dri::SharedMemory c = std::move(a); // a is empty now
     CHECK((a.data() == nullptr && c.data() == pa));
-    c = std::move(b); // frees c's old memory (collective), takes b's
+    c = std::move(b); // frees c's old memory, takes b's
     CHECK(b.data() == nullptr);
     CHECK(c.size() == 64 * static_cast<std::size_t>(me));
     CHECK(code_of([&] { a.free(); }) == dri::Errc::state);
@@ -369,7 +369,7 @@ TEST_CASE("dri::SharedMemory: moves, explicit free, and a SHARED transfer over a
     const auto sb = rows.block(packed), rb = cols.block(trans);
     std::vector<dri::SharedMemory> ring;
     for (int i = 0; i < 2; ++i)
-        ring.emplace_back(world(), static_cast<std::size_t>(sb.bytes));
+        ring.emplace_back(static_cast<std::size_t>(sb.bytes));
     std::vector<std::vector<int>> out(2, std::vector<int>(static_cast<std::size_t>(rb.elements())));
     const core::Shape shape({12, 8}, core::ElementType::predefined(core::ElemKind::int32));
     const core::Distribution crows(shape, core::parse_partition("block,whole"), w),

@@ -2,7 +2,6 @@
 
 #include "mpi/objects.hpp"
 #include "mpi/runtime/handles.hpp"
-#include "mpi/shared_memory.hpp"
 
 #include <mutex>
 #include <set>
@@ -47,7 +46,6 @@ void runtime_finalize() {
     }
     for (TransferImpl* t : leftover)
         t->release();
-    shared_release_all();
     free_retired_comms();
 }
 

@@ -10,8 +10,8 @@ struct TransferImpl;
 void require_initialized();
 bool is_initialized() noexcept;
 void runtime_init();
-// Releases every live transfer, every shared allocation and every retired
-// communicator, then marks DRI uninitialized.
+// Releases every live transfer and every retired communicator, then marks
+// DRI uninitialized. Memory from DRI_Alloc_mem is the user's: it stays.
 void runtime_finalize();
 
 void register_transfer(TransferImpl* t);

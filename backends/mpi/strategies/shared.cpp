@@ -2,12 +2,17 @@
 // regions straight from its senders' buffers (allocated by DRI_Alloc_mem)
 // into its own after a ready message, and answers with a done message; no
 // scratch, no bytes through MPI. It applies when every sender with readers
-// has its ring in DRI shared memory that each of its readers belongs to.
+// has its ring in DRI shared memory that each of its readers could map.
+// The messages order the accesses: a sender writes its buffer before its
+// ready message leaves, a reader copies after it arrives, and the sender
+// writes the buffer again only after every done message arrived.
 #include "kernels/copy.hpp"
+#include "mpi/runtime/collectives.hpp"
 #include "mpi/strategies/base.hpp"
 #include "mpi/strategies/parts.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace dri::detail {
 
@@ -81,7 +86,7 @@ class SharedExecutor final : public RequestExecutor, public Progressable {
             for (std::size_t i = 0; i < own_.size(); ++i)
                 if (own_[i].data() == send) mine_ = static_cast<int>(i);
             if (mine_ < 0) core::fail(core::Errc::internal, "send buffer not in the ring");
-            check_mpi(MPI_Win_sync(own_wins_[static_cast<std::size_t>(mine_)]), "MPI_Win_sync");
+            std::atomic_thread_fence(std::memory_order_seq_cst);
             for (int r : readers_)
                 check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, r, done_tag, comm_, &reqs_[k++]),
                           "MPI_Irecv");
@@ -98,7 +103,7 @@ class SharedExecutor final : public RequestExecutor, public Progressable {
         int rank = 0;
         std::vector<core::Region> regions;
         std::vector<const std::byte*> ring;
-        std::vector<MPI_Win> wins;
+        std::vector<std::shared_ptr<const RemoteSegment>> segments; // kept mapped
         int ready = -1; // the ring index the sender published
     };
 
@@ -110,13 +115,9 @@ class SharedExecutor final : public RequestExecutor, public Progressable {
 
     void build(const core::LocalPlan& plan, const ExecutorContext& ctx, const SharedReach& reach) {
         own_ = reach.own;
-        own_wins_ = reach.own_wins;
         for (std::size_t i = 0; i < plan.sends.size(); ++i)
             if (reach.reader[i])
                 readers_.push_back(ctx.recv_rank.at(static_cast<std::size_t>(plan.sends[i].peer)));
-        if (!readers_.empty())
-            for (SharedBlock* b : reach.own_blocks)
-                use(b);
         for (std::size_t i = 0; i < plan.recvs.size(); ++i) {
             if (!reach.source[i]) continue;
             const core::PeerRegions& p = plan.recvs[i];
@@ -124,18 +125,11 @@ class SharedExecutor final : public RequestExecutor, public Progressable {
             src.rank = ctx.send_rank.at(static_cast<std::size_t>(p.peer));
             src.regions = p.regions;
             src.ring = reach.source[i]->bufs;
-            src.wins = reach.source[i]->wins;
-            for (SharedBlock* b : reach.source[i]->blocks)
-                use(b);
+            src.segments = reach.source[i]->segments;
             sources_.push_back(std::move(src));
         }
         reqs_.assign(sources_.size() * 2 + readers_.size() * 2, MPI_REQUEST_NULL);
         done_.assign(reqs_.size(), 0);
-    }
-
-    void use(SharedBlock* b) {
-        shared_use(b, +1);
-        used_.push_back(b);
     }
 
     // Request slots: ready receives (one per source), done receives, ready
@@ -148,10 +142,10 @@ class SharedExecutor final : public RequestExecutor, public Progressable {
         if (src.ready < 0 || static_cast<std::size_t>(src.ready) >= src.ring.size())
             core::fail(core::Errc::internal, "ready message names no buffer of the ring");
         const auto b = static_cast<std::size_t>(src.ready);
-        check_mpi(MPI_Win_sync(src.wins[b]), "MPI_Win_sync");
+        std::atomic_thread_fence(std::memory_order_seq_cst);
         for (const core::Region& reg : src.regions)
             core::copy_region(src.ring[b], recv_target_, reg, elem_size());
-        check_mpi(MPI_Win_sync(src.wins[b]), "MPI_Win_sync");
+        std::atomic_thread_fence(std::memory_order_seq_cst);
         const std::size_t slot = sources_.size() + 2 * readers_.size() + i;
         check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, src.rank, done_tag, comm_, &reqs_[slot]),
                   "MPI_Isend");
@@ -163,16 +157,13 @@ class SharedExecutor final : public RequestExecutor, public Progressable {
         if (mpi_alive())
             for (MPI_Request& r : reqs_)
                 if (r != MPI_REQUEST_NULL) MPI_Wait(&r, MPI_STATUS_IGNORE);
-        for (SharedBlock* b : used_)
-            shared_use(b, -1);
-        used_.clear();
+        for (Source& src : sources_)
+            src.segments.clear();
     }
 
     std::vector<Source> sources_;
     std::vector<int> readers_;
     std::vector<std::span<std::byte>> own_;
-    std::vector<MPI_Win> own_wins_;
-    std::vector<SharedBlock*> used_;
     int mine_ = -1;
     std::byte* recv_target_ = nullptr;
 };
@@ -182,10 +173,11 @@ std::string shared_why_not(const SharedReach& reach, MPI_Comm comm) {
     std::string why;
     if (!reach.all())
         why = std::find(reach.reader.begin(), reach.reader.end(), false) != reach.reader.end()
-                  ? "its send buffers were not allocated by DRI_Alloc_mem where every reader can "
-                    "reach them (same allocation, same node)"
-                  : "the buffers of a sender it reads from are not in DRI shared memory it "
-                    "belongs to (not allocated by DRI_Alloc_mem, or on another node)";
+                  ? "a sender's buffers are not in DRI shared memory (DRI_Alloc_mem, "
+                    "dri::allocator, transfer-owned rings) that every receiver on its node can "
+                    "map, or a receiver is on another node"
+                  : "a receiver cannot map the buffers of a sender it reads from (not DRI shared "
+                    "memory, or the sender is on another node)";
     return agreed(comm, {why.empty() ? core::Errc::success : core::Errc::buffer, why}).message;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/wire.hpp"
 #include "mpi/runtime/collectives.hpp"
+#include "mpi/runtime/handles.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,53 +11,135 @@ namespace dri::detail {
 
 namespace {
 
-// Where each buffer of this process's ring lives: (allocation key, offset
-// in this process's segment, bytes), key 0 when not in DRI shared memory.
+constexpr int table_tag = 1, answer_tag = 2;
+
+// Where each buffer of this process's ring lives: its segment and the
+// offset in it, or an empty table when some buffer is not in DRI shared
+// memory (then no receiver can read the ring).
 std::vector<std::byte> publish_ring(SharedReach& reach, const ExecutorContext& ctx) {
     core::Writer w;
     w.i64(static_cast<core::Index>(ctx.send_buffers.size()));
     for (const std::span<std::byte>& b : ctx.send_buffers) {
-        const auto bytes = static_cast<core::Index>(b.size());
-        SharedBlock* blk = shared_find_own(b.data(), bytes);
-        w.i64(blk ? static_cast<core::Index>(blk->key) : 0);
-        w.i64(blk ? b.data() - blk->base : 0);
-        w.i64(bytes);
         reach.own.push_back(b);
-        reach.own_wins.push_back(blk ? blk->win : MPI_WIN_NULL);
-        reach.own_blocks.push_back(blk);
+        const auto bytes = static_cast<core::Index>(b.size());
+        const SharedBlock* blk = shared_find_own(b.data(), bytes);
+        if (!blk || blk->id.fd < 0) return {};
+        const SegmentId& id = blk->id;
+        for (std::int64_t v :
+             {id.pid, id.fd, id.dev, id.ino, id.bytes, b.data() - blk->base, bytes})
+            w.i64(v);
     }
     return w.bytes();
 }
 
-// Whether receiver `rank` of comm can read every buffer of this process's ring.
-bool reads_my_ring(const SharedReach& reach, MPI_Comm comm, int rank) {
-    if (reach.own_blocks.empty()) return false;
-    for (const SharedBlock* b : reach.own_blocks)
-        if (!b || shared_node_rank(*b, comm, rank) < 0) return false;
-    return true;
-}
-
-// The ring sender `rank` published, in this address space, when this
-// process can read all of it.
-std::optional<Ring> their_ring(core::Reader rd, MPI_Comm comm, int rank) {
+// The ring a sender published, mapped into this address space, or nullopt
+// when this process cannot map all of it.
+std::optional<Ring> their_ring(core::Reader rd) {
+    if (rd.done()) return std::nullopt;
     Ring ring;
     const core::Index n = rd.i64();
     for (core::Index i = 0; i < n; ++i) {
-        const auto key = static_cast<std::uint64_t>(rd.i64());
+        SegmentId id;
+        id.pid = rd.i64();
+        id.fd = rd.i64();
+        id.dev = rd.i64();
+        id.ino = rd.i64();
+        id.bytes = rd.i64();
         const core::Index off = rd.i64(), bytes = rd.i64();
-        SharedBlock* blk = key ? shared_find(key) : nullptr;
-        const int node = blk ? shared_node_rank(*blk, comm, rank) : -1;
-        if (node < 0) return std::nullopt;
-        const auto u = static_cast<std::size_t>(node);
-        const std::byte* base = blk->bases[u] + off;
-        if (!within(base, bytes, blk->bases[u], blk->sizes[u]))
+        std::shared_ptr<const RemoteSegment> seg = map_remote(id);
+        if (!seg) return std::nullopt;
+        if (off < 0 || off > seg->bytes() ||
+            !within(seg->base() + off, bytes, seg->base(), seg->bytes()))
             core::fail(core::Errc::internal, "a published buffer lies outside its segment");
-        ring.bufs.push_back(base);
-        ring.wins.push_back(blk->win);
-        ring.blocks.push_back(blk);
+        ring.bufs.push_back(seg->base() + off);
+        ring.segments.push_back(std::move(seg));
     }
     if (n == 0) return std::nullopt;
     return ring;
+}
+
+// Collective over comm: which ranks of comm share this process's node.
+std::vector<bool> node_mates(MPI_Comm comm) {
+    MPI_Comm node = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+              "MPI_Comm_split_type");
+    count_handle(+1);
+    const ScopedComm owned(node);
+    int size = 0;
+    check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    MPI_Group all = MPI_GROUP_NULL, mates = MPI_GROUP_NULL;
+    check_mpi(MPI_Comm_group(comm, &all), "MPI_Comm_group");
+    int rc = MPI_Comm_group(node, &mates);
+    std::vector<int> ranks(static_cast<std::size_t>(size)), there(ranks.size());
+    for (int r = 0; r < size; ++r)
+        ranks[static_cast<std::size_t>(r)] = r;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Group_translate_ranks(all, size, ranks.data(), mates, there.data());
+    MPI_Group_free(&all);
+    if (mates != MPI_GROUP_NULL) MPI_Group_free(&mates);
+    check_mpi(rc, "MPI_Group_translate_ranks");
+    std::vector<bool> out;
+    for (int t : there)
+        out.push_back(t != MPI_UNDEFINED);
+    return out;
+}
+
+// Each sender sends its ring table to the receivers it sends to on its node
+// (an empty one to the others), and each receiver takes the tables of the
+// senders it receives from: what a process receives grows with its peers,
+// not with the number of processes.
+std::vector<std::vector<std::byte>> exchange_tables(const core::LocalPlan& plan,
+                                                    const ExecutorContext& ctx,
+                                                    const std::vector<std::byte>& mine,
+                                                    const std::vector<bool>& mates) {
+    std::vector<MPI_Request> sent(plan.sends.size(), MPI_REQUEST_NULL);
+    for (std::size_t i = 0; i < plan.sends.size(); ++i) {
+        const int to = ctx.recv_rank.at(static_cast<std::size_t>(plan.sends[i].peer));
+        const int n = mates[static_cast<std::size_t>(to)] ? static_cast<int>(mine.size()) : 0;
+        check_mpi(MPI_Isend(mine.data(), n, MPI_BYTE, to, table_tag, ctx.comm, &sent[i]),
+                  "MPI_Isend");
+    }
+    std::vector<std::vector<std::byte>> tables;
+    for (const core::PeerRegions& p : plan.recvs) {
+        MPI_Message msg = MPI_MESSAGE_NULL;
+        MPI_Status st;
+        check_mpi(MPI_Mprobe(ctx.send_rank.at(static_cast<std::size_t>(p.peer)), table_tag,
+                             ctx.comm, &msg, &st),
+                  "MPI_Mprobe");
+        int n = 0;
+        check_mpi(MPI_Get_count(&st, MPI_BYTE, &n), "MPI_Get_count");
+        std::vector<std::byte>& t = tables.emplace_back(static_cast<std::size_t>(n));
+        check_mpi(MPI_Mrecv(t.data(), n, MPI_BYTE, &msg, MPI_STATUS_IGNORE), "MPI_Mrecv");
+    }
+    check_mpi(MPI_Waitall(static_cast<int>(sent.size()), sent.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall");
+    return tables;
+}
+
+// Each receiver tells each of its senders whether it reads the ring; each
+// sender learns which of its receivers do.
+std::vector<bool> exchange_answers(const core::LocalPlan& plan, const ExecutorContext& ctx,
+                                   const std::vector<std::optional<Ring>>& source) {
+    std::vector<int> mine(plan.recvs.size()), theirs(plan.sends.size());
+    std::vector<MPI_Request> reqs;
+    for (std::size_t i = 0; i < plan.recvs.size(); ++i) {
+        mine[i] = source[i].has_value() ? 1 : 0;
+        check_mpi(MPI_Isend(&mine[i], 1, MPI_INT,
+                            ctx.send_rank.at(static_cast<std::size_t>(plan.recvs[i].peer)),
+                            answer_tag, ctx.comm, &reqs.emplace_back()),
+                  "MPI_Isend");
+    }
+    for (std::size_t i = 0; i < plan.sends.size(); ++i)
+        check_mpi(MPI_Irecv(&theirs[i], 1, MPI_INT,
+                            ctx.recv_rank.at(static_cast<std::size_t>(plan.sends[i].peer)),
+                            answer_tag, ctx.comm, &reqs.emplace_back()),
+                  "MPI_Irecv");
+    check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall");
+    std::vector<bool> out;
+    for (int t : theirs)
+        out.push_back(t != 0);
+    return out;
 }
 
 } // namespace
@@ -71,55 +154,19 @@ bool SharedReach::any() const {
            std::any_of(source.begin(), source.end(), [](const auto& s) { return s.has_value(); });
 }
 
-namespace {
-
-// Each sender sends its ring table to the receivers it sends to, and each
-// receiver takes the tables of the senders it reads from: what a process
-// receives grows with its peers, not with the number of processes.
-std::vector<std::vector<std::byte>> exchange_tables(const core::LocalPlan& plan,
-                                                    const ExecutorContext& ctx,
-                                                    const std::vector<std::byte>& mine) {
-    constexpr int tag = 1;
-    std::vector<MPI_Request> sent(plan.sends.size(), MPI_REQUEST_NULL);
-    for (std::size_t i = 0; i < plan.sends.size(); ++i)
-        check_mpi(MPI_Isend(mine.data(), static_cast<int>(mine.size()), MPI_BYTE,
-                            ctx.recv_rank.at(static_cast<std::size_t>(plan.sends[i].peer)), tag,
-                            ctx.comm, &sent[i]),
-                  "MPI_Isend");
-    std::vector<std::vector<std::byte>> tables;
-    for (const core::PeerRegions& p : plan.recvs) {
-        MPI_Message msg = MPI_MESSAGE_NULL;
-        MPI_Status st;
-        check_mpi(MPI_Mprobe(ctx.send_rank.at(static_cast<std::size_t>(p.peer)), tag, ctx.comm,
-                             &msg, &st),
-                  "MPI_Mprobe");
-        int n = 0;
-        check_mpi(MPI_Get_count(&st, MPI_BYTE, &n), "MPI_Get_count");
-        std::vector<std::byte>& t = tables.emplace_back(static_cast<std::size_t>(n));
-        check_mpi(MPI_Mrecv(t.data(), n, MPI_BYTE, &msg, MPI_STATUS_IGNORE), "MPI_Mrecv");
-    }
-    check_mpi(MPI_Waitall(static_cast<int>(sent.size()), sent.data(), MPI_STATUSES_IGNORE),
-              "MPI_Waitall");
-    return tables;
-}
-
-} // namespace
-
 SharedReach shared_reach(const core::LocalPlan& plan, const ExecutorContext& ctx) {
     SharedReach reach;
+    const std::vector<bool> mates = node_mates(ctx.comm);
     const std::vector<std::byte> mine = publish_ring(reach, ctx);
-    const std::vector<std::vector<std::byte>> tables = exchange_tables(plan, ctx, mine);
-    // Reading the tables may fail (a corrupt table is a bug); agree so that
-    // no process leaves the collective steps that follow early.
+    const std::vector<std::vector<std::byte>> tables = exchange_tables(plan, ctx, mine, mates);
+    // Reading the tables may fail (a corrupt table is a bug): answer "no"
+    // for the rest, then agree so that nobody continues on a failure.
     const Status st = capture([&] {
-        for (const core::PeerRegions& p : plan.sends)
-            reach.reader.push_back(
-                reads_my_ring(reach, ctx.comm, ctx.recv_rank.at(static_cast<std::size_t>(p.peer))));
-        for (std::size_t i = 0; i < plan.recvs.size(); ++i)
-            reach.source.push_back(
-                their_ring(core::Reader(tables[i].data(), tables[i].size()), ctx.comm,
-                           ctx.send_rank.at(static_cast<std::size_t>(plan.recvs[i].peer))));
+        for (const std::vector<std::byte>& t : tables)
+            reach.source.push_back(their_ring(core::Reader(t.data(), t.size())));
     });
+    reach.source.resize(plan.recvs.size());
+    reach.reader = exchange_answers(plan, ctx, reach.source);
     agree(ctx.comm, st);
     return reach;
 }

@@ -2,31 +2,32 @@
 // and where the senders' rings are (SHARED uses it for every pair, HYBRID
 // for the pairs it can).
 //
-// Sender s and receiver r use the single copy when every buffer of s's ring
-// lies in DRI_Alloc_mem memory of an allocation both took part in, on the
-// same node. Both sides decide this alike from the same published tables,
-// so they agree pair by pair without further messages.
+// Sender s and receiver r use the single copy when s and r are on the same
+// node (as MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) reports it), every
+// buffer of s's ring lies in DRI_Alloc_mem memory, and r could map every
+// one of those segments. Each sender sends its ring table to its receivers,
+// each receiver answers whether it maps the ring: both sides then know, pair
+// by pair, which ones copy.
 #pragma once
 
-#include "mpi/shared_memory.hpp"
+#include "mpi/remote_segment.hpp"
 #include "mpi/strategies/executor.hpp"
 
+#include <memory>
 #include <optional>
 #include <vector>
 
 namespace dri::detail {
 
-// A sender's ring as its reader sees it.
+// A sender's ring as its reader sees it; the segments stay mapped while
+// the ring is held.
 struct Ring {
     std::vector<const std::byte*> bufs;
-    std::vector<MPI_Win> wins;
-    std::vector<SharedBlock*> blocks;
+    std::vector<std::shared_ptr<const RemoteSegment>> segments;
 };
 
 struct SharedReach {
     std::vector<std::span<std::byte>> own;   // this process's send ring
-    std::vector<MPI_Win> own_wins;           // MPI_WIN_NULL where a buffer is not shared
-    std::vector<SharedBlock*> own_blocks;    // null where a buffer is not shared
     std::vector<bool> reader;                // per plan.sends: that receiver reads the ring
     std::vector<std::optional<Ring>> source; // per plan.recvs: the sender's ring, when read
     bool all() const;                        // every pair of this process uses the single copy
@@ -34,8 +35,8 @@ struct SharedReach {
 };
 
 // Collective over ctx.comm: each sender sends its ring table to its
-// receivers (bytes per process grow with its peers, not with P), then all
-// agree.
+// receivers and each receiver answers (bytes per process grow with its
+// peers, not with P), then all agree.
 SharedReach shared_reach(const core::LocalPlan& plan, const ExecutorContext& ctx);
 
 } // namespace dri::detail

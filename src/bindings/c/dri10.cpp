@@ -18,8 +18,9 @@ namespace {
 // Everything the roles of one name on this process share.
 struct Shared {
     std::string name;
-    // Both roles' rings; declared before the transfer so that they outlive it.
-    std::vector<std::unique_ptr<std::byte, decltype(&std::free)>> buffers;
+    // Both roles' rings, in node shared memory so that the single copy
+    // applies; declared before the transfer so that they outlive it.
+    std::vector<detail::SharedBuffer> buffers;
     std::shared_ptr<detail::TransferImpl> t;
     int declared = 0, connected = 0;
     // Whether a frame is in flight is the transfer's own state (t->in_flight).
@@ -136,17 +137,9 @@ int DRI_Reorg_create(DRI_Reorgtype type, const char* name, DRI_Distribution dist
             s->t = detail::make_transfer(name);
         }
         if (s->connected > 0) fail_state(*s, "a role was created after DRI_Reorg_connect");
-        // The ring: 64-byte aligned, at least one byte so every buffer is distinct.
-        const auto bytes =
-            static_cast<std::size_t>(std::max<Index>(64, (r->block.bytes + 63) / 64 * 64));
-        std::vector<std::unique_ptr<std::byte, decltype(&std::free)>> ring;
-        std::vector<std::span<std::byte>> spans;
-        for (int i = 0; i < nbufs; ++i) {
-            auto* p = static_cast<std::byte*>(std::aligned_alloc(64, bytes));
-            if (!p) core::fail(core::Errc::no_memory, "cannot allocate a reorganization buffer");
-            ring.emplace_back(p, &std::free);
-            spans.emplace_back(p, static_cast<std::size_t>(r->block.bytes));
-        }
+        // The ring: page aligned, distinct even for empty blocks.
+        std::vector<detail::SharedBuffer> ring = detail::shared_ring(nbufs, r->block.bytes);
+        const std::vector<std::span<std::byte>> spans = detail::spans_of(ring, r->block.bytes);
         detail::declare_role(*s->t, r->kind, d, *l, spans);
         for (auto& b : ring)
             s->buffers.push_back(std::move(b));

@@ -13,6 +13,8 @@ int declare(DRI_Transfer xfer, detail::RoleKind kind, DRI_Distribution dist, DRI
         const XferP t = lookup<XferP>(xfer, "transfer");
         const DistP d = lookup<DistP>(dist, "distribution");
         const auto l = lookup<std::shared_ptr<const detail::LayoutImpl>>(layout, "layout");
+        // No buffers: the transfer allocates a ring of nbuf (the forum's n-buffs).
+        if (!buffers && !sizes) return detail::declare_owned_role(*t, kind, d, *l, nbuf);
         detail::declare_role(*t, kind, d, *l, buffers_of(nbuf, buffers, sizes));
     });
 }
@@ -82,22 +84,40 @@ int DRI_Corner_turn_create(MPI_Comm comm, DRI_Index nrows, DRI_Index ncols, DRI_
     });
 }
 
-int DRI_Alloc_mem(MPI_Comm comm, DRI_Index bytes, void** base) {
+int DRI_Alloc_mem(DRI_Index bytes, void** base) {
     return api([&] {
-        detail::require_initialized();
-        // A NULL result pointer on one process still joins the collective.
-        const detail::Status pre =
-            base ? detail::Status{}
-                 : detail::Status{core::Errc::null_pointer, "DRI_Alloc_mem: base is NULL"};
-        void* p = detail::shared_alloc(comm, bytes, pre);
-        if (base) *base = p;
+        need_ptr(base, "DRI_Alloc_mem: base");
+        *base = detail::shared_alloc(bytes);
     });
 }
 
-int DRI_Free_mem(MPI_Comm comm, void* base) {
+int DRI_Free_mem(void* base) {
+    return api([&] { detail::shared_free(base); });
+}
+
+int DRI_Transfer_buffer(DRI_Transfer xfer, DRI_Role role, int k, void** base, DRI_Index* bytes) {
     return api([&] {
         detail::require_initialized();
-        detail::shared_free(comm, base);
+        const XferP t = lookup<XferP>(xfer, "transfer");
+        need_ptr(base, "DRI_Transfer_buffer: base");
+        if (role != DRI_ROLE_SEND && role != DRI_ROLE_RECV)
+            core::fail(core::Errc::arg, "DRI_Transfer_buffer: unknown role " +
+                                            std::to_string(static_cast<int>(role)));
+        const std::span<std::byte> b = detail::ring_buffer(
+            *t, role == DRI_ROLE_SEND ? detail::RoleKind::send : detail::RoleKind::recv, k);
+        *base = b.data();
+        if (bytes) *bytes = static_cast<DRI_Index>(b.size());
+    });
+}
+
+int DRI_Transfer_strategy(DRI_Transfer xfer, DRI_Strategy* strategy) {
+    return api([&] {
+        detail::require_initialized();
+        const XferP t = lookup<XferP>(xfer, "transfer");
+        need_ptr(strategy, "DRI_Transfer_strategy: strategy");
+        if (!t->committed)
+            core::fail(core::Errc::state, "transfer '" + t->name + "' is not committed");
+        *strategy = static_cast<DRI_Strategy>(t->chosen);
     });
 }
 

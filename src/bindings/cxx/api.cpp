@@ -224,6 +224,27 @@ void Transfer::recv(const Distribution& dist, const Layout& layout,
     });
 }
 
+void Transfer::send(const Distribution& dist, const Layout& layout, OwnedRing ring) {
+    guarded([&] {
+        detail::declare_owned_role(checked(), detail::RoleKind::send, dist.impl(),
+                                   need(layout.impl(), "Layout"), ring.length);
+    });
+}
+
+void Transfer::recv(const Distribution& dist, const Layout& layout, OwnedRing ring) {
+    guarded([&] {
+        detail::declare_owned_role(checked(), detail::RoleKind::recv, dist.impl(),
+                                   need(layout.impl(), "Layout"), ring.length);
+    });
+}
+
+std::span<std::byte> Transfer::buffer(Role role, int k) const {
+    return guarded([&] {
+        return detail::ring_buffer(
+            checked(), role == Role::send ? detail::RoleKind::send : detail::RoleKind::recv, k);
+    });
+}
+
 void Transfer::strategy(Strategy s) {
     guarded([&] { detail::set_strategy(checked(), static_cast<detail::Strategy>(s)); });
 }
@@ -283,27 +304,20 @@ CornerTurnBlocks corner_turn_blocks(MPI_Comm comm, Index nrows, Index ncols, Typ
     });
 }
 
-SharedMemory::SharedMemory(MPI_Comm comm, std::size_t bytes) {
-    base_ = guarded([&] {
-        const bool huge = bytes > static_cast<std::size_t>(INT64_MAX);
-        const detail::Status pre =
-            huge ? detail::Status{core::Errc::overflow, "SharedMemory: size beyond 2^63 bytes"}
-                 : detail::Status{};
-        return static_cast<std::byte*>(
-            detail::shared_alloc(comm, huge ? 0 : static_cast<Index>(bytes), pre));
-    });
-    comm_ = comm;
+SharedMemory::SharedMemory(std::size_t bytes) {
+    if (bytes > static_cast<std::size_t>(INT64_MAX))
+        throw Error(Errc::overflow, "SharedMemory: size beyond 2^63 bytes");
+    base_ = guarded(
+        [&] { return static_cast<std::byte*>(detail::shared_alloc(static_cast<Index>(bytes))); });
     size_ = bytes;
 }
 
 SharedMemory::SharedMemory(SharedMemory&& o) noexcept
-    : comm_(std::exchange(o.comm_, MPI_COMM_NULL)), base_(std::exchange(o.base_, nullptr)),
-      size_(std::exchange(o.size_, 0)) {}
+    : base_(std::exchange(o.base_, nullptr)), size_(std::exchange(o.size_, 0)) {}
 
 SharedMemory& SharedMemory::operator=(SharedMemory&& o) noexcept {
     if (this != &o) {
         release();
-        comm_ = std::exchange(o.comm_, MPI_COMM_NULL);
         base_ = std::exchange(o.base_, nullptr);
         size_ = std::exchange(o.size_, 0);
     }
@@ -312,18 +326,28 @@ SharedMemory& SharedMemory::operator=(SharedMemory&& o) noexcept {
 
 void SharedMemory::free() {
     if (!base_) throw Error(Errc::state, "SharedMemory: already freed or moved from");
-    guarded([&] { detail::shared_free(comm_, base_); });
+    guarded([&] { detail::shared_free(base_); });
     base_ = nullptr;
     size_ = 0;
 }
 
 void SharedMemory::release() noexcept {
-    if (!base_ || !detail::is_initialized()) return; // DRI_Finalize freed it
+    if (base_) deallocate(base_);
+    base_ = nullptr;
+    size_ = 0;
+}
+
+void* SharedMemory::allocate(std::size_t bytes) {
     try {
-        free();
-    } catch (const Error&) {
-        // Cannot report from here; call free() to see errors.
+        if (bytes > static_cast<std::size_t>(INT64_MAX)) throw std::bad_alloc();
+        return detail::shared_alloc(static_cast<Index>(bytes));
+    } catch (const core::Error&) {
+        throw std::bad_alloc();
     }
+}
+
+void SharedMemory::deallocate(void* p) noexcept {
+    detail::shared_free_when_unused(p);
 }
 
 SharedMemory::~SharedMemory() {
