@@ -25,8 +25,7 @@ std::map<std::pair<std::int64_t, std::int64_t>, std::weak_ptr<const RemoteSegmen
 
 // Opens the owner's file, or -1; only when it is the file that was published.
 int open_published(const SegmentId& id) {
-    const std::string path =
-        "/proc/" + std::to_string(id.pid) + "/fd/" + std::to_string(id.fd);
+    const std::string path = "/proc/" + std::to_string(id.pid) + "/fd/" + std::to_string(id.fd);
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     struct stat st {};
@@ -45,7 +44,8 @@ std::shared_ptr<const RemoteSegment> map_new(const SegmentId& id) {
     void* p = mmap(nullptr, static_cast<std::size_t>(id.bytes), PROT_READ, MAP_SHARED, fd, 0);
     close(fd); // the mapping keeps the file
     if (p == MAP_FAILED) return nullptr;
-    return std::make_shared<const RemoteSegment>(static_cast<const std::byte*>(p), id.bytes);
+    return std::make_shared<const RemoteSegment>(static_cast<const std::byte*>(p), id.bytes,
+                                                 id.pid);
 }
 
 } // namespace
@@ -64,6 +64,14 @@ std::shared_ptr<const RemoteSegment> map_remote(const SegmentId& id) {
     std::shared_ptr<const RemoteSegment> seg = map_new(id);
     if (seg) slot = seg;
     return seg;
+}
+
+std::vector<std::int64_t> remote_segment_owners() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<std::int64_t> out;
+    for (const auto& [key, weak] : mapped())
+        if (std::shared_ptr<const RemoteSegment> seg = weak.lock()) out.push_back(seg->owner());
+    return out;
 }
 
 } // namespace dri::detail
