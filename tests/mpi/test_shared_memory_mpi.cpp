@@ -120,15 +120,17 @@ TEST_CASE("rings from every source give AUTO the single copy, data exact") {
     auto recv = [&](int k) { return std::span<const int>(out[static_cast<std::size_t>(k)]); };
 
     SUBCASE("dri::allocator") {
-        std::vector<std::vector<int, dri::allocator<int>>> ring(2,
-                                                                std::vector<int, dri::allocator<int>>(selems));
+        std::vector<std::vector<int, dri::allocator<int>>> ring(
+            2, std::vector<int, dri::allocator<int>>(selems));
         dri::Transfer t("allocator");
         t.send(turn.rows, turn.packed, ring);
         t.recv(turn.cols, turn.packed, out);
         t.commit();
         CHECK(t.chosen_strategy() == Turn::auto_shared());
-        CHECK(run_frames(t, turn, 4, [&](int k) { return std::span<int>(ring[static_cast<std::size_t>(k)]); },
-                         recv) == 0);
+        CHECK(run_frames(
+                  t, turn, 4,
+                  [&](int k) { return std::span<int>(ring[static_cast<std::size_t>(k)]); },
+                  recv) == 0);
     }
     SUBCASE("dri::SharedMemory") {
         std::vector<dri::SharedMemory> ring;
@@ -139,8 +141,9 @@ TEST_CASE("rings from every source give AUTO the single copy, data exact") {
         t.recv(turn.cols, turn.packed, out);
         t.commit();
         CHECK(t.chosen_strategy() == Turn::auto_shared());
-        CHECK(run_frames(t, turn, 4, [&](int k) { return ring[static_cast<std::size_t>(k)].as<int>(); },
-                         recv) == 0);
+        CHECK(run_frames(
+                  t, turn, 4, [&](int k) { return ring[static_cast<std::size_t>(k)].as<int>(); },
+                  recv) == 0);
     }
     SUBCASE("the transfer's own rings (OwnedRing), both sides") {
         dri::Transfer t("owned");
@@ -154,8 +157,9 @@ TEST_CASE("rings from every source give AUTO the single copy, data exact") {
         CHECK(t.chosen_strategy() == Turn::auto_shared());
         CHECK(run_frames(
                   t, turn, 5, [&](int k) { return t.buffer_as<int>(dri::Role::send, k); },
-                  [&](int k) { return std::span<const int>(t.buffer_as<int>(dri::Role::recv, k)); }) ==
-              0);
+                  [&](int k) {
+                      return std::span<const int>(t.buffer_as<int>(dri::Role::recv, k));
+                  }) == 0);
     }
     SUBCASE("DRI_Alloc_mem") {
         void* mem[2] = {nullptr, nullptr};
@@ -171,8 +175,9 @@ TEST_CASE("rings from every source give AUTO the single copy, data exact") {
             t.commit();
             CHECK(t.chosen_strategy() == Turn::auto_shared());
             CHECK(DRI_Free_mem(mem[1]) == DRI_ERR_STATE); // pinned while committed
-            CHECK(run_frames(t, turn, 4, [&](int k) { return ring[static_cast<std::size_t>(k)]; },
-                             recv) == 0);
+            CHECK(run_frames(
+                      t, turn, 4, [&](int k) { return ring[static_cast<std::size_t>(k)]; }, recv) ==
+                  0);
         }
         for (void* m : mem)
             CHECK(DRI_Free_mem(m) == DRI_SUCCESS);
@@ -181,7 +186,8 @@ TEST_CASE("rings from every source give AUTO the single copy, data exact") {
 
 TEST_CASE("memory dropped by its owner while a committed transfer uses it goes with the transfer") {
     const Turn turn;
-    std::vector<std::vector<int>> out(1, std::vector<int>(static_cast<std::size_t>(turn.rb.elements())));
+    std::vector<std::vector<int>> out(
+        1, std::vector<int>(static_cast<std::size_t>(turn.rb.elements())));
     auto ring = std::make_unique<std::vector<std::vector<int, dri::allocator<int>>>>(
         1, std::vector<int, dri::allocator<int>>(static_cast<std::size_t>(turn.sb.elements())));
     int* const data = (*ring)[0].data();
@@ -202,7 +208,8 @@ TEST_CASE("segments are mapped once per process, only from its node, and unmappe
     const Turn turn;
     const std::size_t before = dri::detail::remote_segment_owners().size();
     dri::SharedMemory mem(static_cast<std::size_t>(turn.sb.bytes));
-    std::vector<std::vector<int>> out(1, std::vector<int>(static_cast<std::size_t>(turn.rb.elements())));
+    std::vector<std::vector<int>> out(
+        1, std::vector<int>(static_cast<std::size_t>(turn.rb.elements())));
     std::vector<std::span<std::byte>> spans{{mem.data(), mem.size()}};
     {
         dri::Transfer a("mapped a"), b("mapped b");
@@ -239,7 +246,8 @@ TEST_CASE("without memory files (DRI_SHARED_MEMORY=off) rings fall back to messa
     dri::SharedMemory mem(static_cast<std::size_t>(turn.sb.bytes));
     unsetenv("DRI_SHARED_MEMORY");
     std::vector<std::span<std::byte>> ring{{mem.data(), mem.size()}};
-    std::vector<std::vector<int>> out(1, std::vector<int>(static_cast<std::size_t>(turn.rb.elements())));
+    std::vector<std::vector<int>> out(
+        1, std::vector<int>(static_cast<std::size_t>(turn.rb.elements())));
     dri::Transfer t("fallback");
     t.send(turn.rows, turn.packed, std::span<const std::span<std::byte>>(ring));
     t.recv(turn.cols, turn.packed, out);
