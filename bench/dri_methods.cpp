@@ -3,6 +3,7 @@
 #include "probe.hpp"
 #include "to_api.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,8 +30,24 @@ std::string chosen_name(dri::Strategy s) {
 
 } // namespace
 
+namespace {
+
+// The transfer's own send ring (OwnedRing), holding what the shared rings hold.
+void send_from_owned_ring(dri::Transfer& t, const dri::Distribution& d, const dri::Layout& l,
+                          const Rings& rings) {
+    t.send(d, l, dri::OwnedRing{rings.count()});
+    for (int k = 0; k < rings.count(); ++k) {
+        const std::span<std::byte> own = t.buffer(dri::Role::send, k);
+        const std::span<std::byte> from = rings.send[static_cast<std::size_t>(k)];
+        std::copy(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(own.size()),
+                  own.begin());
+    }
+}
+
+} // namespace
+
 void add_dri_methods(Catalog& cat, const Problem& pb, Rings& rings,
-                     const std::vector<std::string>& strategies) {
+                     const std::vector<std::string>& strategies, bool owned_rings) {
     const dri::GlobalData gd = test::to_api(pb.shape);
     const dri::Group sg(pb.comm, pb.send_ranks), rg(pb.comm, pb.recv_ranks);
     std::optional<dri::Distribution> sd, rd;
@@ -45,7 +62,8 @@ void add_dri_methods(Catalog& cat, const Problem& pb, Rings& rings,
         Probe probe;
         auto t = std::make_shared<dri::Transfer>(name);
         t->strategy(it->second);
-        if (sd) t->send(*sd, sl, rings.send);
+        if (sd && owned_rings) send_from_owned_ring(*t, *sd, sl, rings);
+        if (sd && !owned_rings) t->send(*sd, sl, rings.send);
         if (rd) t->recv(*rd, rl, rings.recv);
         std::string why;
         try {

@@ -61,7 +61,7 @@ std::function<void(int)> ring_runner(std::shared_ptr<M> m, Rings& rings) {
 // Builders: each adds its method(s) to the catalogue, or a skip with the
 // reason it cannot apply. Every rank adds the same names in the same order.
 void add_dri_methods(Catalog& cat, const Problem& pb, Rings& rings,
-                     const std::vector<std::string>& strategies);
+                     const std::vector<std::string>& strategies, bool owned_rings);
 void add_subarray_method(Catalog& cat, const Problem& pb, Rings& rings);
 void add_naive_method(Catalog& cat, const Problem& pb, Rings& rings);
 void add_expert_method(Catalog& cat, const Problem& pb, Rings& rings);

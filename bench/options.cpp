@@ -69,8 +69,10 @@ void add_bench_options(CLI::App& app, Options& o) {
         ->capture_default_str()
         ->group(run);
     app.add_option("--memory", o.memory,
-                   "send buffers: shared (DRI_Alloc_mem, node shared memory) or heap")
-        ->check(CLI::IsMember({"shared", "heap"}))
+                   "send buffers: shared (dri::SharedMemory, DRI_Alloc_mem), allocator "
+                   "(std::vector with dri::allocator), owned (rings the transfer allocates; "
+                   "other methods use the heap) or heap; the first three give the single copy")
+        ->check(CLI::IsMember({"shared", "allocator", "owned", "heap"}))
         ->capture_default_str()
         ->group(run);
     app.add_option("--sweep", o.sweep,

@@ -17,7 +17,7 @@ struct Options {
     std::vector<std::string> strategies{"alltoallw", "packed", "p2p", "shared", "hybrid"};
     std::vector<std::string> methods; // empty: every method
     int reps = 10, warmup = 2, buffers = 1, sweep_steps = 5;
-    std::string memory = "shared"; // send rings: DRI_Alloc_mem ("shared") or "heap"
+    std::string memory = "shared"; // send rings: shared, allocator, owned or heap (rings.hpp)
     std::string sweep = "none";    // none | sizes | ranks-per-node
     std::string json, csv;
     std::vector<std::string> argv; // the full command line, recorded in the JSON

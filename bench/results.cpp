@@ -37,14 +37,25 @@ RunResult summarise(const std::string& label, const Problem& pb, const Environme
     return r;
 }
 
+namespace {
+
+const char* memory_name(const std::string& memory) {
+    if (memory == "shared") return "shared (dri::SharedMemory)";
+    if (memory == "allocator") return "shared (dri::allocator)";
+    if (memory == "owned") return "rings the transfers own (others: heap)";
+    return "heap";
+}
+
+} // namespace
+
 void print_header(const Options& o, const Environment& env) {
     std::printf("dri-bench: %s (MPI %s)\n", env.library.c_str(), env.standard.c_str());
     std::string rpn = std::to_string(env.min_per_node);
     if (env.max_per_node != env.min_per_node) rpn += "-" + std::to_string(env.max_per_node);
     std::printf("  %d ranks on %d node(s), %s ranks per node; buffers %d per ring, send memory "
                 "%s; %d reps after %d warm-up call(s)\n",
-                env.ranks, env.nodes, rpn.c_str(), o.buffers,
-                o.memory == "shared" ? "shared (DRI_Alloc_mem)" : "heap", o.reps, o.warmup);
+                env.ranks, env.nodes, rpn.c_str(), o.buffers, memory_name(o.memory), o.reps,
+                o.warmup);
 }
 
 namespace {

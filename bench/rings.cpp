@@ -20,13 +20,16 @@ AlignedBlock::~AlignedBlock() {
     std::free(p_);
 }
 
-Rings::Rings(const Problem& pb, int n, bool use_shared) {
+Rings::Rings(const Problem& pb, int n, const std::string& memory) {
     const auto sbytes = static_cast<std::size_t>(pb.send_bytes);
     const auto rbytes = static_cast<std::size_t>(pb.recv_bytes);
     for (int k = 0; k < n; ++k) {
-        if (use_shared) {
+        if (memory == "shared") {
             shared_.emplace_back(sbytes);
             send.emplace_back(shared_.back().data(), sbytes);
+        } else if (memory == "allocator") {
+            allocated_.emplace_back(sbytes);
+            send.emplace_back(allocated_.back().data(), sbytes);
         } else {
             heap_.push_back(std::make_unique<AlignedBlock>(sbytes));
             send.emplace_back(heap_.back()->data(), sbytes);

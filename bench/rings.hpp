@@ -1,8 +1,10 @@
-// The benchmark's buffer rings, as in real use: n send buffers (node shared
-// memory from DRI_Alloc_mem, which the SHARED strategy needs, or ordinary
-// heap memory) and n receive buffers (heap), each 64-byte aligned. Every
-// method reads send buffer k and writes receive buffer k on its k-th call
-// modulo n.
+// The benchmark's buffer rings, as in real use: n send buffers and n
+// receive buffers (heap, 64-byte aligned). The send memory is what --memory
+// names: node shared memory from dri::SharedMemory (DRI_Alloc_mem, "shared")
+// or from dri::allocator ("allocator"), which give the single copy, or the
+// heap ("heap", and "owned", where the DRI methods send from rings their
+// transfers allocate and the others from the heap). Every method reads
+// send buffer k and writes receive buffer k on its k-th call modulo n.
 #pragma once
 
 #include "problem.hpp"
@@ -12,6 +14,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace dri::bench {
@@ -33,16 +36,15 @@ class AlignedBlock {
 
 class Rings {
   public:
-    // Collective over the problem's communicator when `shared`.
-    Rings(const Problem& pb, int n, bool shared);
+    Rings(const Problem& pb, int n, const std::string& memory);
     int count() const { return static_cast<int>(send.size()); }
-    bool shared() const { return !shared_.empty(); }
     // Poisons receive buffer k (bytes a transfer must leave alone stay so).
     void poison_recv(int k);
     std::vector<std::span<std::byte>> send, recv;
 
   private:
     std::vector<dri::SharedMemory> shared_;
+    std::vector<std::vector<std::byte, dri::allocator<std::byte>>> allocated_;
     std::vector<std::unique_ptr<AlignedBlock>> heap_;
 };
 

@@ -32,14 +32,14 @@ tools::SpecOptions resolve_spec(const Options& o, const std::string& shape, int 
 RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm comm) {
     const Problem pb(spec, rank_list(o.send_ranks), rank_list(o.recv_ranks), comm);
     const Environment env = environment(comm);
-    Rings rings(pb, o.buffers, o.memory == "shared");
+    Rings rings(pb, o.buffers, o.memory);
     Catalog cat;
     cat.wanted = o.methods;
     const bool reverse = is_reverse_scenario(o.scenario);
     if (reverse) {
         add_reverse_halo_methods(cat, pb, rings);
     } else {
-        add_dri_methods(cat, pb, rings, o.strategies);
+        add_dri_methods(cat, pb, rings, o.strategies, o.memory == "owned");
         add_subarray_method(cat, pb, rings);
         add_naive_method(cat, pb, rings);
         add_expert_method(cat, pb, rings);

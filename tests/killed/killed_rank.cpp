@@ -55,7 +55,8 @@ int fail(const char* what) {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) return std::fprintf(stderr, "usage: killed_rank before-commit|after-commit|in-do\n"), 2;
+    if (argc != 2)
+        return std::fprintf(stderr, "usage: killed_rank before-commit|after-commit|in-do\n"), 2;
     const std::string when = argv[1];
     MPI_Init(&argc, &argv);
     int rank = 0, size = 1;
