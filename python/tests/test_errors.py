@@ -152,9 +152,6 @@ def test_communicator_argument(comm):
             dri.Group(bad)
         check(e, dri.ERR_ARG)
     with pytest.raises(dri.Error) as e:
-        dri.SharedMemory(3.5, 64)
-    check(e, dri.ERR_ARG)
-    with pytest.raises(dri.Error) as e:
         comm.allreduce(1.0, "prod")
     check(e, dri.ERR_ARG)
 
@@ -190,12 +187,11 @@ def test_not_a_member(comm):
 
 
 def test_shared_memory_free_refused_while_viewed(comm):
-    mem = dri.SharedMemory(comm, 256)
+    mem = dri.SharedMemory(256)
     view = mem.as_array(np.float64)
     assert view.shape == (32,)
     view[...] = comm.rank
-    with pytest.raises(dri.Error,
-                       match="still view the memory on rank 0") as e:
+    with pytest.raises(dri.Error, match="still view the memory") as e:
         mem.free()
     check(e, dri.ERR_STATE)
     del view
@@ -204,24 +200,25 @@ def test_shared_memory_free_refused_while_viewed(comm):
         with pytest.raises(dri.Error, match="already freed") as e:
             call()
         check(e, dri.ERR_STATE)
+    with pytest.raises(dri.Error) as e:
+        dri.SharedMemory(-1)
+    check(e, dri.ERR_ARG)
 
 
-def test_shared_memory_one_rank_viewing_refuses_everywhere(comm):
-    mem = dri.SharedMemory(comm, 64)
-    last = comm.size - 1
-    view = mem.as_array() if comm.rank == last else None
-    with pytest.raises(dri.Error, match="on rank %d" % last) as e:
-        mem.free()
-    check(e, dri.ERR_STATE)
-    del view
-    with mem:
-        pass
-    assert mem.size == 0
+def test_shared_memory_is_local(comm):
+    """One rank allocates and frees alone: nobody waits for the others."""
+    if comm.rank == comm.size - 1:
+        for _ in range(50):
+            with dri.SharedMemory(1 << 20) as mem:
+                mem.as_array()[-1] = 1
+            a = dri.empty((512, 256))
+            del a
+    comm.barrier()
 
 
 def test_shared_memory_too_small_for_block(comm):
     rows, _ = turn(comm)
-    with dri.SharedMemory(comm, 8) as mem:
+    with dri.SharedMemory(8) as mem:
         with pytest.raises(dri.Error, match="the block needs") as e:
             mem.as_block(rows, layouts()[0])
         check(e, dri.ERR_BUFFER_SIZE)

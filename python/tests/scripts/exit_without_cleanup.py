@@ -27,7 +27,7 @@ for strategy in (dri.Strategy.ALLTOALLW, dri.Strategy.P2P):
     t.commit()
     t.execute()
     transfers.append(t)
-memory = dri.SharedMemory(comm, 4096)
+memory = dri.SharedMemory(4096)
 view = memory.as_array(np.float64)
 if "--skip-dri-finalize" in sys.argv:
     atexit.unregister(dri._at_exit)
