@@ -39,8 +39,7 @@ bool parse(int argc, char** argv, Args& a) {
 }
 
 double micros_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
-        .count();
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
 } // namespace
@@ -52,7 +51,8 @@ int main(int argc, char** argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     Args a;
     if (!parse(argc, argv, a)) {
-        if (rank == 0) std::fprintf(stderr, "usage: dri-alloc-bench [--bytes N] [--reps N] [--touch]\n");
+        if (rank == 0)
+            std::fprintf(stderr, "usage: dri-alloc-bench [--bytes N] [--reps N] [--touch]\n");
         MPI_Finalize();
         return 2;
     }

@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
     DRI_Blockinfo sinfo, rinfo;
     DRI_Index extents[2] = {N, M}, ssize[NBUF], rsize[NBUF];
     void* sbuf[NBUF];
+    void* kept = NULL; /* node shared memory freed after DRI_Finalize */
     void* rbuf[NBUF];
     DRI_Dimpart rp[2], cp[2];
     const int order_rows[2] = {0, 1}, order_cols[2] = {1, 0};
@@ -213,7 +214,7 @@ int main(int argc, char** argv) {
     }
 
     /* Send buffers in node shared memory: the single-copy strategy. The
-     * second allocation is left to DRI_Finalize. */
+     * second allocation outlives DRI_Finalize (it is the user's). */
     {
         DRI_Transfer st = NULL;
         void *s2[NBUF], *r2[NBUF];
@@ -253,6 +254,47 @@ int main(int argc, char** argv) {
         OK(DRI_Free_mem(s2[0]));
         for (k = 0; k < NBUF; ++k)
             free(r2[k]);
+        kept = s2[1];
+    }
+
+    /* Rings the transfer allocates itself (buffers and sizes NULL), reached
+     * with DRI_Transfer_buffer; AUTO gives them the single copy. */
+    {
+        DRI_Transfer ot = NULL;
+        DRI_Strategy chosen = DRI_STRATEGY_AUTO;
+        void* b = NULL;
+        DRI_Index bytes = 0;
+        int cs = 0, cr = 0;
+        long i, j;
+        OK(DRI_Transfer_create("c owned", &ot));
+        OK(DRI_Transfer_send(ot, rows, row_major, NBUF, NULL, NULL));
+        OK(DRI_Transfer_recv(ot, cols, col_major, NBUF + 1, NULL, NULL));
+        EXPECT(DRI_Transfer_strategy(ot, &chosen) == DRI_ERR_STATE);
+        OK(DRI_Transfer_buffer(ot, DRI_ROLE_RECV, NBUF, &b, &bytes));
+        EXPECT(bytes == rinfo.bytes);
+        EXPECT(DRI_Transfer_buffer(ot, DRI_ROLE_SEND, NBUF, &b, NULL) == DRI_ERR_ARG);
+        EXPECT(DRI_Transfer_buffer(ot, (DRI_Role)7, 0, &b, NULL) == DRI_ERR_ARG);
+        EXPECT(DRI_Transfer_buffer(ot, DRI_ROLE_SEND, 0, NULL, NULL) == DRI_ERR_NULL);
+        OK(DRI_Transfer_commit(ot));
+        OK(DRI_Transfer_strategy(ot, &chosen));
+        EXPECT(size == 1 || chosen == (one_node(comm) ? DRI_STRATEGY_SHARED : DRI_STRATEGY_HYBRID));
+        for (k = 0; k < FRAMES; ++k) {
+            float complex *s, *r;
+            OK(DRI_Transfer_current(ot, &cs, &cr));
+            OK(DRI_Transfer_buffer(ot, DRI_ROLE_SEND, cs, &b, NULL));
+            s = (float complex*)b;
+            OK(DRI_Transfer_buffer(ot, DRI_ROLE_RECV, cr, &b, NULL));
+            r = (float complex*)b;
+            for (i = 0; i < sinfo.local_extent[0]; ++i)
+                for (j = 0; j < M; ++j)
+                    s[i * M + j] = value(sinfo.owned_first[0] + i, j, k + 40);
+            OK(DRI_Do(ot));
+            for (j = 0; j < rinfo.local_extent[1]; ++j)
+                for (i = 0; i < N; ++i)
+                    if (r[j * N + i] != value(i, rinfo.owned_first[1] + j, k + 40)) ++wrong;
+        }
+        EXPECT(wrong == 0);
+        OK(DRI_Transfer_destroy(&ot));
     }
 
     /* Objects may be destroyed in any order; the rest is freed by DRI_Finalize. */
@@ -263,6 +305,7 @@ int main(int argc, char** argv) {
     EXPECT(DRI_Do(turn) == DRI_ERR_HANDLE);
     OK(DRI_Finalize());
     EXPECT(DRI_Finalize() == DRI_ERR_NOT_INITIALIZED);
+    OK(DRI_Free_mem(kept)); /* node shared memory is the user's, after finalize too */
     EXPECT(DRI_Layout_destroy(&col_major) == DRI_ERR_NOT_INITIALIZED);
     for (k = 0; k < NBUF; ++k) {
         free(sbuf[k]);
