@@ -224,7 +224,7 @@ void bind_transfer(py::module_& m) {
             "test", [](PyTransfer& t) { return t.get().test(); },
             "True when the started reorganization has completed (the rings then\n"
             "advance), False while it is in flight.")
-        .def("reverse", &PyTransfer::reverse, py::arg("op") = Combine::sum,
+        .def("reverse", &PyTransfer::reverse, py::arg("op"),
              "The reverse of this committed transfer, committed: each execute()\n"
              "brings the receivers' arrays back into the senders' arrays and combines\n"
              "the copies of each element with `op` (a dri.Combine; SUM makes it the\n"
