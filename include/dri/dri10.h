@@ -79,7 +79,8 @@ typedef enum DRI_Reorgtype {
 } DRI_Reorgtype;
 
 /** Declares this process's `type` role in the reorganization `name` with
- * `nbufs` library-allocated buffers (64-byte aligned) of the block's size
+ * `nbufs` library-allocated buffers (node shared memory, page aligned, so
+ * that receivers on the same node copy straight from them) of the block's size
  * under `layout`. Local. */
 DRI_API int DRI_Reorg_create(DRI_Reorgtype type, const char* name, DRI_Distribution dist,
                              DRI_Layout layout, int nbufs, DRI_Reorg* reorg);

@@ -15,6 +15,7 @@ import sys
 
 from . import _interop
 from ._errors import Error
+from ._interop import ForeignMPIWarning
 
 # Before the extension loads: see _interop.refuse_foreign_mpi4py.
 if "mpi4py.MPI" in sys.modules:
@@ -22,10 +23,17 @@ if "mpi4py.MPI" in sys.modules:
 
 from . import _dri  # noqa: E402
 from ._dri import (  # noqa: E402
+<<<<<<< HEAD
     COMM_SELF, COMM_WORLD, BlockInfo, Comm, DimPart, Distribution, Edge,
     GlobalData, Group, Layout, Partition, SharedMemory, Strategy, Transfer,
     Type, commit, empty, empty_like, error_string, initialized,
     mpi_library_version, zeros)
+=======
+    COMM_SELF, COMM_WORLD, BlockInfo, Combine, Comm, CornerTurnBlocks,
+    DimPart, Distribution, Edge, GlobalData, Group, Layout, Partition,
+    SharedMemory, Strategy, Transfer, Type, commit, corner_turn,
+    corner_turn_blocks, error_string, initialized, mpi_library_version)
+>>>>>>> i29
 from ._dri import (  # noqa: E402
     SUCCESS, ERR_ARG, ERR_NULL, ERR_HANDLE, ERR_NDIMS, ERR_EXTENT,
     ERR_OVERFLOW, ERR_TYPE, ERR_PARTITION, ERR_OVERLAP, ERR_MINMAX, ERR_GRID,
@@ -34,9 +42,15 @@ from ._dri import (  # noqa: E402
     ERR_BUFFER_COUNT, ERR_STATE, ERR_NOT_INITIALIZED, ERR_GROUP,
     ERR_INCONSISTENT, ERR_MPI, ERR_NO_MEMORY, ERR_INTERNAL)
 
+#: The version of the dri library this module is built with (libdri's).
+__version__ = _dri.__version__
+
 
 def init():
-    """Initialize MPI (when nobody has) and dri."""
+    """Initialize MPI (MPI_Init_thread, MPI_THREAD_FUNNELED, when nobody
+    has) and dri. Warns (dri.ForeignMPIWarning) when mpi4py.MPI is loaded on
+    another MPI library."""
+    _dri._check_mpi4py()
     _dri._mpi_init()
     if not _dri.initialized():
         _dri.init()
@@ -86,11 +100,20 @@ def mpi4py_compatible():
 
 
 __all__ = [
+<<<<<<< HEAD
     "BlockInfo", "COMM_SELF", "COMM_WORLD", "Comm", "DimPart", "Distribution",
     "Edge", "Error", "GlobalData", "Group", "Layout", "Partition", "Session",
     "SharedMemory", "Strategy", "Transfer", "Type", "commit", "empty",
     "empty_like", "error_string", "zeros",
     "finalize", "init", "initialized", "mpi4py_compatible",
+=======
+    "BlockInfo", "COMM_SELF", "COMM_WORLD", "Combine", "Comm",
+    "CornerTurnBlocks", "DimPart", "Distribution", "Edge", "Error",
+    "ForeignMPIWarning", "GlobalData", "Group", "Layout", "Partition",
+    "Session", "SharedMemory", "Strategy", "Transfer", "Type", "commit",
+    "corner_turn", "corner_turn_blocks", "error_string", "finalize", "init",
+    "initialized", "mpi4py_compatible",
+>>>>>>> i29
     "mpi_library_version", "SUCCESS", "ERR_ARG", "ERR_NULL", "ERR_HANDLE",
     "ERR_NDIMS", "ERR_EXTENT", "ERR_OVERFLOW", "ERR_TYPE", "ERR_PARTITION",
     "ERR_OVERLAP", "ERR_MINMAX", "ERR_GRID", "ERR_LAYOUT", "ERR_NOT_DISJOINT",

@@ -25,8 +25,8 @@ void check_dtype(const py::array& a, const py::dtype& dt, const std::string& wha
     const bool ok =
         record ? have.kind() == 'V' && have.itemsize() == dt.itemsize() : have.equal(dt);
     if (!ok)
-        throw Error(Errc::type,
-                    what + ": array of dtype " + text(have) + ", the data is " + text(dt));
+        throw Error(Errc::type, what + ": array of dtype " + text(have) + ", the data is " +
+                                    text(dt) + dtype_hint(have, dt));
 }
 
 void check_shape(const py::array& a, const BlockInfo& b, const std::string& what) {
@@ -98,6 +98,17 @@ std::span<std::byte> block_bytes(py::handle obj, const BlockInfo& b, const py::d
     check_memory(a, b.bytes, what);
     auto* first = static_cast<std::byte*>(const_cast<void*>(a.data()));
     return {first, static_cast<std::size_t>(b.bytes)};
+}
+
+py::tuple ring_of(py::handle arrays, const std::string& what) {
+    if (py::isinstance<py::list>(arrays) || py::isinstance<py::tuple>(arrays))
+        return py::tuple(py::reinterpret_borrow<py::object>(arrays));
+    std::string got = "a " + text(py::type::handle_of(arrays).attr("__name__"));
+    if (py::isinstance<py::array>(arrays))
+        got = "one numpy.ndarray of shape " +
+              text(arrays.attr("shape")); // a 2-D array would be a ring of its rows
+    throw Error(Errc::buffer, what + ": a ring is a list or tuple of arrays, got " + got +
+                                  "; wrap one array as [a]");
 }
 
 py::array block_view(const BlockInfo& b, const py::dtype& dtype, std::byte* base,

@@ -39,6 +39,11 @@ struct Comm {
 Comm to_comm(py::handle obj);
 /// MPI_Get_library_version of the MPI this module is linked with.
 std::string mpi_library_version();
+/// Collective over comm, for checks the binding makes between two
+/// collectives of one call: `mine` (this process's refusal, if any) becomes
+/// the same dri.Error on every process, prefixed with the first refusing
+/// rank ("rank 2: ..."), so that none goes on into the next collective alone.
+void agree(MPI_Comm comm, const std::optional<Error>& mine);
 
 // --- element types (element_type.cpp) -------------------------------------
 
@@ -47,6 +52,12 @@ py::dtype dtype_of(Type type);
 /// A GlobalData of `extents` whose element type is given as a dri.Type or
 /// anything numpy.dtype() accepts (a void or structured dtype is a record).
 GlobalData global_data(std::vector<Index> extents, py::handle type);
+/// The predefined element type given as a dri.Type or a numeric NumPy
+/// dtype; a record is refused (DRI_ERR_TYPE) naming `what` took it.
+Type element_type(py::handle type, const std::string& what);
+/// A hint for an array of dtype `have` where `want` is needed: the view that
+/// reinterprets the same bytes when the sizes agree, else "".
+std::string dtype_hint(const py::dtype& have, const py::dtype& want);
 
 // --- objects (objects.cpp) ------------------------------------------------
 
@@ -76,6 +87,11 @@ struct PyDistribution {
 /// buffer in messages.
 std::span<std::byte> block_bytes(py::handle array, const BlockInfo& block, const py::dtype& dtype,
                                  bool writable, const std::string& what);
+/// A ring argument as a tuple: a list or tuple of arrays. Anything else is a
+/// dri.Error (DRI_ERR_BUFFER) saying so; a single ndarray above all, which
+/// Python would otherwise take as the sequence of its rows. `what` names the
+/// ring ("send buffers").
+py::tuple ring_of(py::handle arrays, const std::string& what);
 /// A new array holding `block` in node shared memory (shared_memory.cpp;
 /// its memory is `block.bytes`, padding included), zero-filled or not.
 py::array block_array(const BlockInfo& block, const py::dtype& dtype, bool zero);

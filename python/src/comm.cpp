@@ -4,6 +4,7 @@
 #include "binding.hpp"
 
 #include <cctype>
+#include <climits>
 
 namespace dri::python {
 
@@ -56,6 +57,19 @@ MPI_Comm from_mpi4py(py::handle obj) {
     return *reinterpret_cast<const MPI_Comm*>(address);
 }
 
+// mpi4py.MPI loaded beside dri on another MPI library runs as a singleton:
+// its MPI.COMM_WORLD has one process in every process and nothing fails, so
+// code built on mpi4py computes the whole problem on every rank. Warned
+// once, at the first use of a communicator after mpi4py.MPI appeared (mpi4py
+// imported before dri is refused at import: dri/_interop.py).
+void check_mpi4py() {
+    static bool settled = false;
+    if (settled) return;
+    if (!py::module_::import("sys").attr("modules").contains("mpi4py.MPI")) return;
+    settled = true; // before warning: a warning turned into an error is raised once too
+    py::module_::import("dri._interop").attr("warn_if_foreign_mpi4py")(mpi_library_version());
+}
+
 bool is_mpi4py_comm(py::handle obj) {
     const py::object module = py::type::handle_of(obj).attr("__module__");
     if (!py::isinstance<py::str>(module) || module.cast<std::string>() != "mpi4py.MPI")
@@ -65,6 +79,7 @@ bool is_mpi4py_comm(py::handle obj) {
 
 double allreduce(const Comm& c, double value, const std::string& op) {
     require_mpi();
+    check_mpi4py();
     MPI_Op mpi_op = MPI_SUM;
     if (op == "max")
         mpi_op = MPI_MAX;
@@ -80,6 +95,7 @@ double allreduce(const Comm& c, double value, const std::string& op) {
 
 int comm_query(const Comm& c, int (*query)(MPI_Comm, int*)) {
     require_mpi();
+    check_mpi4py();
     int v = 0;
     check_mpi(query(c.handle, &v), "MPI_Comm_rank/size");
     return v;
@@ -95,6 +111,7 @@ std::string mpi_library_version() {
 }
 
 Comm to_comm(py::handle obj) {
+    check_mpi4py();
     if (py::isinstance<Comm>(obj)) return obj.cast<Comm>();
     if (is_mpi4py_comm(obj)) return Comm{from_mpi4py(obj), py::reinterpret_borrow<py::object>(obj)};
     throw Error(Errc::arg,
@@ -103,19 +120,49 @@ Comm to_comm(py::handle obj) {
                     py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
 }
 
+void agree(MPI_Comm comm, const std::optional<Error>& mine) {
+    int me = 0, first = INT_MAX;
+    long long head[2] = {mine ? static_cast<long long>(mine->code()) : 0,
+                         mine ? static_cast<long long>(std::string(mine->what()).size()) : 0};
+    std::string message;
+    {
+        py::gil_scoped_release release;
+        check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+        if (mine) first = me;
+        check_mpi(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+        if (first == INT_MAX) return;
+        check_mpi(MPI_Bcast(head, 2, MPI_LONG_LONG, first, comm), "MPI_Bcast");
+        message = me == first ? std::string(mine->what())
+                              : std::string(static_cast<std::size_t>(head[1]), ' ');
+        check_mpi(MPI_Bcast(message.data(), static_cast<int>(head[1]), MPI_CHAR, first, comm),
+                  "MPI_Bcast");
+    }
+    throw Error(static_cast<Errc>(head[0]), "rank " + std::to_string(first) + ": " + message);
+}
+
 void bind_comm(py::module_& m) {
-    py::class_<Comm>(m, "Comm", "An MPI communicator (dri.COMM_WORLD, dri.COMM_SELF).")
-        .def_property_readonly("rank", [](const Comm& c) { return comm_query(c, MPI_Comm_rank); })
-        .def_property_readonly("size", [](const Comm& c) { return comm_query(c, MPI_Comm_size); })
+    py::class_<Comm>(m, "Comm",
+                     "An MPI communicator of the MPI library dri runs on: dri.COMM_WORLD or\n"
+                     "dri.COMM_SELF. Wherever dri takes a communicator it also takes an\n"
+                     "mpi4py.MPI.Comm built on that same library (dri.mpi4py_compatible()).")
+        .def_property_readonly(
+            "rank", [](const Comm& c) { return comm_query(c, MPI_Comm_rank); },
+            "This process's rank in the communicator (MPI_Comm_rank).")
+        .def_property_readonly(
+            "size", [](const Comm& c) { return comm_query(c, MPI_Comm_size); },
+            "The number of processes of the communicator (MPI_Comm_size).")
         .def(
             "barrier",
             [](const Comm& c) {
                 require_mpi();
                 check_mpi(MPI_Barrier(c.handle), "MPI_Barrier");
             },
-            py::call_guard<py::gil_scoped_release>())
+            py::call_guard<py::gil_scoped_release>(),
+            "MPI_Barrier over the communicator (collective).")
         .def("allreduce", &allreduce, py::arg("value"), py::arg("op") = "sum",
-             "Sum, max or min of one float over the communicator (collective).")
+             "Sum, max or min (op \"sum\", \"max\", \"min\") of one float over the\n"
+             "communicator, returned on every process (collective). For examples and\n"
+             "checks, not for data: data moves with a dri.Transfer.")
         .def("__repr__", [](const Comm& c) {
             if (c.handle == MPI_COMM_WORLD) return std::string("dri.COMM_WORLD");
             if (c.handle == MPI_COMM_SELF) return std::string("dri.COMM_SELF");
@@ -136,8 +183,11 @@ void bind_comm(py::module_& m) {
         g_mpi_ours = false;
     });
     m.def("_mpi_initialized", &mpi_initialized);
+    m.def("_check_mpi4py", &check_mpi4py);
     m.def("mpi_library_version", &mpi_library_version,
-          "MPI_Get_library_version of the MPI dri runs on.");
+          "MPI_Get_library_version of the MPI library dri runs on (the whole text,\n"
+          "several lines for some libraries). An mpi4py on the same library returns\n"
+          "the same from mpi4py.MPI.Get_library_version().");
     m.def("_to_comm", [](py::handle obj) { return to_comm(obj); });
 }
 

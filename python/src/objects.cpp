@@ -9,7 +9,9 @@ namespace dri::python {
 namespace {
 
 void bind_enums(py::module_& m) {
-    py::enum_<Type>(m, "Type", "Element types (DRI_INT8 ... DRI_BYTE).")
+    py::enum_<Type>(m, "Type",
+                    "Element types (DRI_INT8 ... DRI_BYTE). Wherever dri takes one, a NumPy\n"
+                    "dtype of the same kind and size does too (np.complex64 is COMPLEX_FLOAT).")
         .value("INT8", Type::int8)
         .value("UINT8", Type::uint8)
         .value("INT16", Type::int16)
@@ -23,12 +25,20 @@ void bind_enums(py::module_& m) {
         .value("COMPLEX_FLOAT", Type::complex_float)
         .value("COMPLEX_DOUBLE", Type::complex_double)
         .value("BYTE", Type::byte);
-    py::enum_<Edge>(m, "Edge", "What overlap past the global bounds holds (DRI_EDGE_*).")
+    py::enum_<Edge>(m, "Edge",
+                    "What overlap (halo) cells past the global bounds hold (DRI_EDGE_*):\n"
+                    "TRUNCATE: not stored, ZERO: zeros, REPLICATE: the edge element, WRAP:\n"
+                    "the other end (periodic).")
         .value("TRUNCATE", Edge::truncate)
         .value("ZERO", Edge::zero)
         .value("REPLICATE", Edge::replicate)
         .value("WRAP", Edge::wrap);
-    py::enum_<Strategy> strategy(m, "Strategy", "How a transfer moves data (DRI_STRATEGY_*).");
+    py::enum_<Strategy> strategy(m, "Strategy",
+                                 "How a transfer moves data (DRI_STRATEGY_*), requested with\n"
+                                 "Transfer.strategy() before commit. AUTO (default) picks one;\n"
+                                 "MEASURE times the candidates at commit; SHARED copies through\n"
+                                 "node shared memory; HYBRID combines it with messages between\n"
+                                 "nodes.");
     strategy.value("AUTO", Strategy::automatic)
         .value("ALLTOALLW", Strategy::alltoallw)
         .value("PACKED", Strategy::packed)
@@ -39,7 +49,9 @@ void bind_enums(py::module_& m) {
 }
 
 void bind_global_data(py::module_& m) {
-    py::class_<PyGlobalData>(m, "GlobalData", "Shape and element type of the whole array.")
+    py::class_<PyGlobalData>(m, "GlobalData",
+                             "Shape and element type of the whole (global) array. Local: no\n"
+                             "communication.")
         .def(py::init([](std::vector<Index> extents, py::handle type) {
                  GlobalData g = global_data(std::move(extents), type);
                  py::dtype dt =
@@ -57,39 +69,54 @@ void bind_global_data(py::module_& m) {
                 GlobalData g = GlobalData::record(std::move(extents), bytes);
                 return PyGlobalData{std::move(g), py::dtype("V" + std::to_string(bytes))};
             },
-            py::arg("extents"), py::arg("record_bytes"))
-        .def_property_readonly("ndims", [](const PyGlobalData& g) { return g.data.ndims(); })
+            py::arg("extents"), py::arg("record_bytes"),
+            "Global data whose elements are records of `record_bytes` bytes (moved\n"
+            "as they are; arrays of it have the void dtype V<record_bytes>).")
         .def_property_readonly(
-            "extents", [](const PyGlobalData& g) { return py::tuple(py::cast(g.data.extents())); })
-        .def_property_readonly("elem_size",
-                               [](const PyGlobalData& g) { return g.data.elem_size(); })
-        .def_readonly("dtype", &PyGlobalData::dtype);
+            "ndims", [](const PyGlobalData& g) { return g.data.ndims(); }, "Number of dimensions.")
+        .def_property_readonly(
+            "extents", [](const PyGlobalData& g) { return py::tuple(py::cast(g.data.extents())); },
+            "The global shape, a tuple.")
+        .def_property_readonly(
+            "elem_size", [](const PyGlobalData& g) { return g.data.elem_size(); },
+            "Bytes per element.")
+        .def_readonly("dtype", &PyGlobalData::dtype, "The NumPy dtype of the elements.");
 }
 
 void bind_partition(py::module_& m) {
-    py::class_<DimPart>(m, "DimPart", "The partition of one dimension.")
-        .def_static("whole", &DimPart::whole)
-        .def_static("block", &DimPart::block, py::arg("nprocs") = 0)
+    py::class_<DimPart>(m, "DimPart",
+                        "The partition of one dimension (docs/concepts.md): made by whole(),\n"
+                        "block(), block4(), cyclic() or ranges(), with overlap() for halos.")
+        .def_static("whole", &DimPart::whole, "Not split: every process holds the whole extent.")
+        .def_static("block", &DimPart::block, py::arg("nprocs") = 0,
+                    "Contiguous blocks, the first N mod p one element larger; nprocs 0:\n"
+                    "the process grid chooses.")
         .def_static("block4", &DimPart::block4, py::arg("left"), py::arg("min_block"),
-                    py::arg("max_block"), py::arg("right"), py::arg("edge") = Edge::truncate)
-        .def_static("cyclic", &DimPart::cyclic, py::arg("block_size"), py::arg("nprocs") = 0)
+                    py::arg("max_block"), py::arg("right"), py::arg("edge") = Edge::truncate,
+                    "DRI's 4-tuple: blocks of min_block..max_block elements (max_block\n"
+                    "2**63 - 1: no limit) with left/right overlap cells and an Edge.")
+        .def_static("cyclic", &DimPart::cyclic, py::arg("block_size"), py::arg("nprocs") = 0,
+                    "Blocks of block_size dealt to the processes in turn (block-cyclic).")
         .def_static("ranges", &DimPart::explicit_ranges, py::arg("ranges"),
-                    "One inclusive (first, last) range per process coordinate.")
+                    "One inclusive (first, last) range per process coordinate (empty:\n"
+                    "(k, k-1)).")
         .def("overlap", &DimPart::overlap, py::arg("left"), py::arg("right"),
-             py::arg("edge") = Edge::truncate, py::return_value_policy::reference_internal)
-        .def_readwrite("left", &DimPart::left)
-        .def_readwrite("right", &DimPart::right)
-        .def_readwrite("min_block", &DimPart::min_block)
-        .def_readwrite("max_block", &DimPart::max_block)
-        .def_readwrite("block_size", &DimPart::block_size)
-        .def_readwrite("nprocs", &DimPart::nprocs)
-        .def_readwrite("edge", &DimPart::edge);
+             py::arg("edge") = Edge::truncate, py::return_value_policy::reference_internal,
+             "Add left/right overlap (halo) cells with an Edge policy; returns self.")
+        .def_readwrite("left", &DimPart::left, "Overlap cells before each block.")
+        .def_readwrite("right", &DimPart::right, "Overlap cells after each block.")
+        .def_readwrite("min_block", &DimPart::min_block, "Smallest block extent allowed.")
+        .def_readwrite("max_block", &DimPart::max_block, "Largest block extent allowed.")
+        .def_readwrite("block_size", &DimPart::block_size, "Block extent of cyclic().")
+        .def_readwrite("nprocs", &DimPart::nprocs, "Processes along this dimension (0: chosen).")
+        .def_readwrite("edge", &DimPart::edge, "The Edge policy of the overlap.");
     py::class_<Partition>(m, "Partition",
-                          "Per-dimension partition: a list of DimPart or the text notation.")
+                          "How each dimension is split over the processes: the text notation\n"
+                          "of docs/concepts.md (\"block,whole~0:2:wrap\") or a list of DimPart.")
         .def(py::init([](const std::string& spec) { return Partition::parse(spec); }),
-             py::arg("spec"))
-        .def(py::init<std::vector<DimPart>>(), py::arg("dims"))
-        .def_property_readonly("ndims", &Partition::ndims);
+             py::arg("spec"), "From the text notation, e.g. \"block,whole\".")
+        .def(py::init<std::vector<DimPart>>(), py::arg("dims"), "From one DimPart per dimension.")
+        .def_property_readonly("ndims", &Partition::ndims, "Number of dimensions.");
 }
 
 // A rank list names processes of COMM_WORLD; anything else is a communicator.
@@ -100,42 +127,69 @@ PyGroup make_group(py::handle comm, std::optional<std::vector<int>> ranks) {
 }
 
 void bind_group(py::module_& m) {
-    py::class_<PyGroup>(m, "Group", "An ordered set of processes of a parent communicator.")
+    py::class_<PyGroup>(m, "Group",
+                        "An ordered set of processes of a parent communicator. The order is\n"
+                        "the order of the process grid: a distribution's process with group\n"
+                        "index i has the grid coordinates of i in row-major order. Local.")
         .def(py::init(&make_group), py::arg("comm") = Comm{MPI_COMM_WORLD, py::none()},
-             py::arg("ranks") = py::none())
-        .def_property_readonly("size", [](const PyGroup& g) { return g.group.size(); })
-        .def_property_readonly("index", [](const PyGroup& g) { return g.group.index(); })
-        .def_property_readonly("contains_me",
-                               [](const PyGroup& g) { return g.group.contains_me(); })
-        .def_property_readonly("ranks", [](const PyGroup& g) { return g.group.ranks(); });
+             py::arg("ranks") = py::none(),
+             "All processes of comm in rank order, or the processes `ranks` (ranks\n"
+             "of comm) in the order given.")
+        .def_property_readonly(
+            "size", [](const PyGroup& g) { return g.group.size(); }, "Number of processes.")
+        .def_property_readonly(
+            "index", [](const PyGroup& g) { return g.group.index(); },
+            "This process's index in the group, -1 if not a member.")
+        .def_property_readonly(
+            "contains_me", [](const PyGroup& g) { return g.group.contains_me(); },
+            "True when this process is a member.")
+        .def_property_readonly(
+            "ranks", [](const PyGroup& g) { return g.group.ranks(); },
+            "The members' ranks in the parent communicator, in group order.");
 }
 
 void bind_layout(py::module_& m) {
-    py::class_<Layout>(m, "Layout", "How one process stores its block.")
-        .def_static("packed", &Layout::packed, py::arg("ndims"), "Row-major packed.")
+    py::class_<Layout>(m, "Layout",
+                       "How one process stores its block in memory (its arrays' strides).\n"
+                       "Local.")
+        .def_static("packed", &Layout::packed, py::arg("ndims"),
+                    "Row-major packed: C order, as np.empty(shape).")
         .def_static("ordered", &Layout::ordered, py::arg("order"),
                     py::arg("pad") = std::vector<Index>{},
-                    "Dimensions slowest first ([1, 0]: dimension 0 contiguous), optional padding.")
-        .def_static("strided", &Layout::strided, py::arg("strides"), "Element strides.")
-        .def_property_readonly("ndims", &Layout::ndims);
+                    "Dimensions slowest first ([1, 0]: dimension 0 contiguous, as\n"
+                    "np.empty(shape[::-1]).T), with optional padding elements per dimension.")
+        .def_static("strided", &Layout::strided, py::arg("strides"),
+                    "Explicit element strides, one per dimension.")
+        .def_property_readonly("ndims", &Layout::ndims, "Number of dimensions.");
 }
 
 void bind_block_info(py::module_& m) {
-    py::class_<BlockInfo>(m, "BlockInfo", "One process's block under a layout.")
-        .def_readonly("index", &BlockInfo::index)
-        .def_readonly("coords", &BlockInfo::coords)
-        .def_readonly("owned_first", &BlockInfo::owned_first)
-        .def_readonly("owned_last", &BlockInfo::owned_last)
-        .def_readonly("owned_count", &BlockInfo::owned_count)
-        .def_readonly("stored_first", &BlockInfo::stored_first)
-        .def_readonly("stored_last", &BlockInfo::stored_last)
-        .def_readonly("segments", &BlockInfo::segments)
-        .def_readonly("local_extent", &BlockInfo::local_extent)
-        .def_readonly("strides", &BlockInfo::strides)
-        .def_readonly("bytes", &BlockInfo::bytes)
+    py::class_<BlockInfo>(m, "BlockInfo",
+                          "One process's block under a layout: which global elements it\n"
+                          "owns and stores, and the shape and strides of its arrays.")
+        .def_readonly("index", &BlockInfo::index, "The process's index in the group.")
+        .def_readonly("coords", &BlockInfo::coords, "Its coordinates in the process grid.")
+        .def_readonly("owned_first", &BlockInfo::owned_first,
+                      "First global index it owns, per dimension.")
+        .def_readonly("owned_last", &BlockInfo::owned_last,
+                      "Last global index it owns (inclusive), per dimension.")
+        .def_readonly("owned_count", &BlockInfo::owned_count, "Owned elements per dimension.")
+        .def_readonly("stored_first", &BlockInfo::stored_first,
+                      "First global index stored (overlap included), per dimension.")
+        .def_readonly("stored_last", &BlockInfo::stored_last,
+                      "Last global index stored (overlap included), per dimension.")
+        .def_readonly("segments", &BlockInfo::segments,
+                      "Owned blocks per dimension (more than 1 when block-cyclic).")
+        .def_readonly("local_extent", &BlockInfo::local_extent,
+                      "Stored cells per dimension (= shape).")
+        .def_readonly("strides", &BlockInfo::strides,
+                      "Element strides of the layout (NumPy's strides / itemsize).")
+        .def_readonly("bytes", &BlockInfo::bytes,
+                      "Bytes of memory an array of the block spans (padding included).")
         .def_property_readonly(
-            "shape", [](const BlockInfo& b) { return py::tuple(py::cast(b.local_extent)); })
-        .def_property_readonly("elements", &BlockInfo::elements)
+            "shape", [](const BlockInfo& b) { return py::tuple(py::cast(b.local_extent)); },
+            "The shape of the block's arrays, a tuple.")
+        .def_property_readonly("elements", &BlockInfo::elements, "Number of stored cells.")
         .def("__repr__", [](const BlockInfo& b) {
             return "<dri.BlockInfo index=" + std::to_string(b.index) +
                    " shape=" + py::str(py::tuple(py::cast(b.local_extent))).cast<std::string>() +
@@ -181,15 +235,23 @@ py::object new_blocks(const PyDistribution& d, const Layout& layout, std::option
 
 void bind_distribution(py::module_& m) {
     py::class_<PyDistribution>(m, "Distribution",
-                               "Global data + partition + group; collective over the group.")
+                               "Global data split by a partition over a group of processes.\n"
+                               "Created collectively by the group's processes, which pass the\n"
+                               "same data and partition.")
         .def(py::init(&make_distribution), py::arg("data"), py::arg("partition"),
              py::arg("group") = Comm{MPI_COMM_WORLD, py::none()},
              "partition: a Partition or its text notation; group: a Group, a communicator "
              "(all its processes) or a list of COMM_WORLD ranks.")
-        .def_property_readonly("grid", [](const PyDistribution& d) { return d.dist.grid(); })
-        .def_property_readonly("size", [](const PyDistribution& d) { return d.dist.size(); })
-        .def_property_readonly("index", [](const PyDistribution& d) { return d.dist.index(); })
-        .def_readonly("dtype", &PyDistribution::dtype)
+        .def_property_readonly(
+            "grid", [](const PyDistribution& d) { return d.dist.grid(); },
+            "Processes per dimension (the process grid).")
+        .def_property_readonly(
+            "size", [](const PyDistribution& d) { return d.dist.size(); },
+            "Processes in the group.")
+        .def_property_readonly(
+            "index", [](const PyDistribution& d) { return d.dist.index(); },
+            "This process's index in the group, -1 if not a member.")
+        .def_readonly("dtype", &PyDistribution::dtype, "The NumPy dtype of the elements.")
         .def("block", &block_of, py::arg("layout"), py::arg("index") = py::none(),
              "The block of the calling process (or of group member `index`).")
         .def(
@@ -213,7 +275,7 @@ void bind_distribution(py::module_& m) {
 void bind_objects(py::module_& m) {
     m.def("init", &init, "dri's init (MPI must be initialized: see dri.Session).");
     m.def("finalize", &finalize, "Releases every dri object's MPI resources.");
-    m.def("initialized", &initialized);
+    m.def("initialized", &initialized, "True between dri.init() and dri.finalize().");
     bind_enums(m);
     bind_global_data(m);
     bind_partition(m);

@@ -18,9 +18,9 @@ namespace {
 
 // Owns one allocation; arrays viewing it hold it through their capsule.
 struct Allocation {
-    explicit Allocation(Index bytes)
-        : base(static_cast<std::byte*>(SharedMemory::allocate(static_cast<std::size_t>(bytes)))),
-          bytes(bytes) {}
+    explicit Allocation(Index size)
+        : base(static_cast<std::byte*>(SharedMemory::allocate(static_cast<std::size_t>(size)))),
+          bytes(size) {}
     ~Allocation() { SharedMemory::deallocate(base); }
     Allocation(const Allocation&) = delete;
     Allocation& operator=(const Allocation&) = delete;

@@ -1,6 +1,7 @@
 // dri.Transfer: a named reorganization over rings of NumPy arrays used in
 // place. The transfer holds its arrays (and through them their memory) until
-// it is closed: dri reads and writes them at every execute().
+// it is closed: dri reads and writes them at every execute(). Also its
+// reverse (dri.Combine), the one-call corner turn and dri.commit.
 #include "binding.hpp"
 
 #include <pybind11/stl.h>
@@ -9,9 +10,23 @@ namespace dri::python {
 
 namespace {
 
+// Passed to the C++ reverse by a process that refuses it (a read-only array
+// it would write into): the reverse's own agreement then fails on every
+// process at once, before any of them plans or waits for the others. The
+// Python enum dri.Combine cannot produce this value, so the refusal is
+// recognised on the other processes by it.
+constexpr int refused_op = -1;
+const std::string refused_op_text = "unknown combine operation " + std::to_string(refused_op);
+
 class PyTransfer {
   public:
     explicit PyTransfer(std::string name) : t_(Transfer(std::move(name))) {}
+    // A transfer made whole by the library (a reverse, a corner turn) over
+    // rings already checked.
+    PyTransfer(Transfer t, py::tuple send, py::tuple recv, py::object send_comm,
+               py::object recv_comm)
+        : t_(std::move(t)), send_arrays_(std::move(send)), recv_arrays_(std::move(recv)),
+          send_comm_(std::move(send_comm)), recv_comm_(std::move(recv_comm)) {}
 
     Transfer& get() {
         if (!t_) throw Error(Errc::handle, "the transfer was closed");
@@ -20,21 +35,50 @@ class PyTransfer {
 
     // Checks every array, declares the role, and only then keeps the arrays:
     // a refused declaration leaves the transfer as it was.
-    void declare(bool send, const PyDistribution& d, const Layout& layout, py::sequence arrays) {
+    void declare(bool send, const PyDistribution& d, const Layout& layout, py::handle arrays) {
         Transfer& t = get();
+        const std::string role = send ? "send" : "recv";
+        const py::tuple ring = ring_of(arrays, role + " buffers");
         const BlockInfo b = d.dist.block(layout);
         std::vector<std::span<std::byte>> spans;
-        const char* role = send ? "send" : "recv";
-        for (std::size_t k = 0; k < arrays.size(); ++k)
-            spans.push_back(block_bytes(arrays[k], b, d.dtype, !send,
-                                        std::string(role) + " buffer " + std::to_string(k)));
-        const std::span<const std::span<std::byte>> ring(spans);
+        for (std::size_t k = 0; k < ring.size(); ++k)
+            spans.push_back(
+                block_bytes(ring[k], b, d.dtype, !send, role + " buffer " + std::to_string(k)));
+        const std::span<const std::span<std::byte>> bytes(spans);
         if (send)
-            t.send(d.dist, layout, ring);
+            t.send(d.dist, layout, bytes);
         else
-            t.recv(d.dist, layout, ring);
-        (send ? send_arrays_ : recv_arrays_) = py::tuple(arrays);
+            t.recv(d.dist, layout, bytes);
+        (send ? send_arrays_ : recv_arrays_) = ring;
         (send ? send_comm_ : recv_comm_) = d.comm_owner;
+    }
+
+    // The reverse writes into this transfer's send arrays, which send() took
+    // read-only: each must be writable now. Collective (see refused_op).
+    PyTransfer reverse(Combine op) {
+        Transfer& t = get();
+        std::optional<Error> mine;
+        for (std::size_t k = 0; k < send_arrays_.size() && !mine; ++k)
+            if (!send_arrays_[k].cast<py::array>().writeable())
+                mine = Error(Errc::buffer,
+                             "send buffer " + std::to_string(k) + " of transfer '" + t.name() +
+                                 "' is read-only, and its reverse writes into the send buffers");
+        try {
+            py::gil_scoped_release release;
+            Transfer r = t.reverse(mine ? static_cast<Combine>(refused_op) : op);
+            py::gil_scoped_acquire acquire;
+            return PyTransfer(std::move(r), recv_arrays_, send_arrays_, recv_comm_, send_comm_);
+        } catch (const Error& e) {
+            if (mine) throw *mine;
+            const std::string what = e.what();
+            const auto at = what.find("transfer '");
+            if (e.code() == Errc::arg && what.find(refused_op_text) != std::string::npos)
+                throw Error(Errc::buffer, what.substr(0, at) + "a send buffer of transfer '" +
+                                              t.name() +
+                                              "' is read-only there, and the reverse writes "
+                                              "into the send buffers");
+            throw;
+        }
     }
 
     // Destroys the C++ transfer (completing a reorganization in flight) and
@@ -64,60 +108,202 @@ void commit_all(py::handle comm, const std::vector<PyTransfer*>& transfers) {
     commit(c.handle, std::span<Transfer* const>(ts));
 }
 
+// dri::corner_turn_blocks as a pair (send, recv) with names.
+struct CornerTurnPair {
+    BlockInfo send, recv;
+};
+
+CornerTurnPair corner_turn_pair(const Comm& c, Index nrows, Index ncols, Type type) {
+    py::gil_scoped_release release;
+    CornerTurnBlocks b = corner_turn_blocks(c.handle, nrows, ncols, type);
+    return {std::move(b.send), std::move(b.recv)};
+}
+
+// The arrays are checked against the blocks, which only the first collective
+// (corner_turn_blocks) gives; agree() makes a refusal on one process a
+// refusal on all of them before the second (corner_turn).
+PyTransfer corner_turn_py(py::handle comm, Index nrows, Index ncols, py::handle dtype,
+                          py::handle send, py::handle recv) {
+    const Comm c = to_comm(comm);
+    const Type type = element_type(dtype, "dri.corner_turn");
+    const py::dtype dt = dtype_of(type);
+    const CornerTurnPair blocks = corner_turn_pair(c, nrows, ncols, type);
+    std::optional<Error> mine;
+    py::tuple send_ring, recv_ring;
+    std::vector<std::span<std::byte>> send_spans, recv_spans;
+    try {
+        send_ring = ring_of(send, "send buffers");
+        recv_ring = ring_of(recv, "recv buffers");
+        for (std::size_t k = 0; k < send_ring.size(); ++k)
+            send_spans.push_back(block_bytes(send_ring[k], blocks.send, dt, false,
+                                             "send buffer " + std::to_string(k)));
+        for (std::size_t k = 0; k < recv_ring.size(); ++k)
+            recv_spans.push_back(block_bytes(recv_ring[k], blocks.recv, dt, true,
+                                             "recv buffer " + std::to_string(k)));
+    } catch (const Error& e) {
+        mine = e;
+    }
+    agree(c.handle, mine);
+    py::gil_scoped_release release;
+    Transfer t =
+        corner_turn(c.handle, nrows, ncols, type, std::span<const std::span<std::byte>>(send_spans),
+                    std::span<const std::span<std::byte>>(recv_spans));
+    py::gil_scoped_acquire acquire;
+    return PyTransfer(std::move(t), send_ring, recv_ring, c.owner, c.owner);
+}
+
 using Release = py::call_guard<py::gil_scoped_release>;
 
 } // namespace
 
 void bind_transfer(py::module_& m) {
-    py::class_<PyTransfer>(m, "Transfer", "A named, planned reorganization.")
-        .def(py::init<std::string>(), py::arg("name"))
+    py::enum_<Combine>(m, "Combine",
+                       "How a reverse transfer combines the copies of one sender element\n"
+                       "(DRI_COMBINE_*): SUM adds every receiver's copy (the adjoint of the\n"
+                       "forward transfer), MAX and MIN keep the largest and smallest, REPLACE\n"
+                       "takes the owner's copy (not with several receiving sides). Records and\n"
+                       "bytes allow REPLACE only, complex numbers SUM and REPLACE.")
+        .value("SUM", Combine::sum)
+        .value("MAX", Combine::max)
+        .value("MIN", Combine::min)
+        .value("REPLACE", Combine::replace);
+
+    py::class_<PyTransfer>(
+        m, "Transfer",
+        "A named, planned reorganization between rings of NumPy arrays.\n\n"
+        "    t = dri.Transfer(\"turn\")        # the same name on every process\n"
+        "    t.send(by_rows, layout, src)    # src: a list or tuple of arrays\n"
+        "    t.recv(by_cols, layout, dst)\n"
+        "    t.commit()                      # collective: plan once\n"
+        "    t.send_buffers[k][...] = x      # fill in place, never replace\n"
+        "    t.execute()                     # both rings advance by one\n\n"
+        "The arrays are used in place and held until close(). Senders and\n"
+        "receivers of one name may be different processes; several receiving\n"
+        "groups under one name (a fan-out) each get every element they ask for.\n"
+        "A context manager: closes at the end of the block.")
+        .def(py::init<std::string>(), py::arg("name"),
+             "A transfer named `name`: the name matches the sending and receiving\n"
+             "sides across processes at commit.")
         .def(
             "send",
-            [](PyTransfer& t, const PyDistribution& d, const Layout& l, py::sequence arrays) {
+            [](PyTransfer& t, const PyDistribution& d, const Layout& l, py::handle arrays) {
                 t.declare(true, d, l, arrays);
             },
             py::arg("dist"), py::arg("layout"), py::arg("buffers"),
-            "Declare the sender role over a ring of arrays (each shaped as the block).")
+            "Declare this process's sender role: its block of `dist`, stored as\n"
+            "`layout`, in a ring of arrays (a list or tuple; execute() uses them in\n"
+            "turn). Each array must have the block's shape, strides and dtype\n"
+            "(dist.empty(layout, n) allocates them); a wrong one is a dri.Error and\n"
+            "nothing is declared. Send arrays are only read (a reverse writes them).")
         .def(
             "recv",
-            [](PyTransfer& t, const PyDistribution& d, const Layout& l, py::sequence arrays) {
+            [](PyTransfer& t, const PyDistribution& d, const Layout& l, py::handle arrays) {
                 t.declare(false, d, l, arrays);
             },
             py::arg("dist"), py::arg("layout"), py::arg("buffers"),
-            "Declare the receiver role over a ring of writable arrays.")
+            "Declare this process's receiver role, as send() but over writable arrays.")
         .def(
             "strategy", [](PyTransfer& t, Strategy s) { t.get().strategy(s); }, py::arg("strategy"),
-            "Request a strategy before commit.")
+            "Request a dri.Strategy before commit (default AUTO: the library picks).")
         .def(
             "commit", [](PyTransfer& t) { t.get().commit(); }, Release(),
-            "Collective over the parent communicator: plan once.")
+            "Plan the transfer: collective over the parent communicator of its\n"
+            "groups. dri.commit(comm, [t1, t2]) commits several at once.")
         .def(
             "execute", [](PyTransfer& t) { t.get().execute(); }, Release(),
-            "One reorganization; both sides advance to their next buffer.")
+            "One reorganization, from the current send array into the current\n"
+            "receive array; then both sides advance to the next array of their ring.")
         .def(
-            "start", [](PyTransfer& t) { t.get().start(); }, "Start one reorganization.")
+            "start", [](PyTransfer& t) { t.get().start(); },
+            "Start one reorganization (as execute(), completed by wait() or test()).\n"
+            "The arrays in flight must not be touched until then; the others may.")
         .def(
             "wait", [](PyTransfer& t) { t.get().wait(); }, Release(),
-            "Complete the started reorganization.")
+            "Complete the started reorganization; the rings advance.")
         .def(
             "test", [](PyTransfer& t) { return t.get().test(); },
-            "True when the started reorganization has completed.")
-        .def("close", &PyTransfer::close, "Destroy the transfer now and release its arrays.")
-        .def("__enter__", [](py::object self) { return self; })
-        .def("__exit__", [](PyTransfer& t, py::args) { t.close(); })
-        .def_property_readonly("committed", [](PyTransfer& t) { return t.get().committed(); })
-        .def_property_readonly("name", [](PyTransfer& t) { return t.get().name(); })
-        .def_property_readonly("chosen_strategy",
-                               [](PyTransfer& t) { return t.get().chosen_strategy(); })
-        .def_property_readonly("current_send_buffer",
-                               [](PyTransfer& t) { return t.get().current_send_buffer(); })
-        .def_property_readonly("current_recv_buffer",
-                               [](PyTransfer& t) { return t.get().current_recv_buffer(); })
-        .def_property_readonly("send_buffers", &PyTransfer::send_arrays)
-        .def_property_readonly("recv_buffers", &PyTransfer::recv_arrays);
+            "True when the started reorganization has completed (the rings then\n"
+            "advance), False while it is in flight.")
+        .def("reverse", &PyTransfer::reverse, py::arg("op"),
+             "The reverse of this committed transfer, committed: each execute()\n"
+             "brings the receivers' arrays back into the senders' arrays and combines\n"
+             "the copies of each element with `op` (a dri.Combine; SUM makes it the\n"
+             "adjoint: <T x, y> = <x, T^T y>). It runs over this transfer's rings\n"
+             "swapped (its send_buffers are this one's recv_buffers), with its own\n"
+             "cursor; the two may not run on one array at once. Collective over the\n"
+             "transfer's processes; the send arrays must be writable.")
+        .def("close", &PyTransfer::close,
+             "Destroy the transfer now (completing a reorganization in flight) and\n"
+             "release its arrays. Later calls raise dri.Error (ERR_HANDLE).")
+        .def(
+            "__enter__", [](py::object self) { return self; }, "Returns the transfer.")
+        .def(
+            "__exit__", [](PyTransfer& t, py::args) { t.close(); }, "close().")
+        .def_property_readonly(
+            "committed", [](PyTransfer& t) { return t.get().committed(); },
+            "True once commit() has planned the transfer.")
+        .def_property_readonly(
+            "name", [](PyTransfer& t) { return t.get().name(); }, "The transfer's name.")
+        .def_property_readonly(
+            "chosen_strategy", [](PyTransfer& t) { return t.get().chosen_strategy(); },
+            "The dri.Strategy commit chose (AUTO and MEASURE resolve to one).")
+        .def_property_readonly(
+            "current_send_buffer", [](PyTransfer& t) { return t.get().current_send_buffer(); },
+            "Index in send_buffers of the array the next execute() sends (-1: no\n"
+            "sender role here).")
+        .def_property_readonly(
+            "current_recv_buffer", [](PyTransfer& t) { return t.get().current_recv_buffer(); },
+            "Index in recv_buffers of the array the next execute() fills (-1: no\n"
+            "receiver role here).")
+        .def_property_readonly(
+            "send_buffers", &PyTransfer::send_arrays,
+            "The send ring: a tuple of the arrays in use, so that no element can be\n"
+            "replaced (dri would go on reading the old memory). Fill the next one in\n"
+            "place: t.send_buffers[t.current_send_buffer][...] = x.")
+        .def_property_readonly("recv_buffers", &PyTransfer::recv_arrays,
+                               "The receive ring: a tuple of the arrays in use, read in place.");
     m.def("commit", &commit_all, py::arg("comm"), py::arg("transfers"),
-          "Commit several transfers at once, collective over comm (processes without a role "
-          "pass []).");
+          "Commit several transfers at once, collective over comm: every process\n"
+          "passes the transfers it declared (those without a role pass []); names\n"
+          "are matched across processes. On error every process raises and nothing\n"
+          "is committed.");
+
+    py::class_<CornerTurnPair>(m, "CornerTurnBlocks",
+                               "This process's two blocks of dri.corner_turn: `send` (rows,\n"
+                               "C order) and `recv` (columns, column-major). Unpacks as\n"
+                               "send, recv = dri.corner_turn_blocks(...).")
+        .def_readonly("send", &CornerTurnPair::send,
+                      "The row block (dri.BlockInfo): send arrays are np.empty(b.shape, dtype).")
+        .def_readonly("recv", &CornerTurnPair::recv,
+                      "The column block (dri.BlockInfo): receive arrays are\n"
+                      "np.empty(b.shape[::-1], dtype).T.")
+        .def(
+            "__iter__",
+            [](const CornerTurnPair& p) { return py::iter(py::make_tuple(p.send, p.recv)); },
+            "Iterates send, recv.");
+    m.def(
+        "corner_turn_blocks",
+        [](py::handle comm, Index nrows, Index ncols, py::handle dtype) {
+            return corner_turn_pair(to_comm(comm), nrows, ncols,
+                                    element_type(dtype, "dri.corner_turn_blocks"));
+        },
+        py::arg("comm"), py::arg("nrows"), py::arg("ncols"), py::arg("dtype"),
+        "The blocks of dri.corner_turn of an nrows x ncols matrix over every\n"
+        "process of comm (a dri.CornerTurnBlocks: .send, .recv). Collective; an\n"
+        "error is raised on every process or none. dtype: a dri.Type or a numeric\n"
+        "NumPy dtype.");
+    m.def("corner_turn", &corner_turn_py, py::arg("comm"), py::arg("nrows"), py::arg("ncols"),
+          py::arg("dtype"), py::arg("send_buffers"), py::arg("recv_buffers"),
+          "A committed dri.Transfer: the corner turn of an nrows x ncols matrix\n"
+          "over every process of comm, from row blocks (rows contiguous) in\n"
+          "send_buffers to column blocks (columns contiguous) in recv_buffers, two\n"
+          "rings (lists or tuples) of the same count. Every process sends and\n"
+          "receives. Collective; an error (a wrong array on one process included)\n"
+          "is raised on every process.\n\n"
+          "    send, recv = dri.corner_turn_blocks(dri.COMM_WORLD, n, m, np.float32)\n"
+          "    src = [np.empty(send.shape, np.float32) for _ in range(2)]\n"
+          "    dst = [np.empty(recv.shape[::-1], np.float32).T for _ in range(2)]\n"
+          "    t = dri.corner_turn(dri.COMM_WORLD, n, m, np.float32, src, dst)");
 }
 
 } // namespace dri::python

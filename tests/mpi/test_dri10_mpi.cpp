@@ -1,6 +1,7 @@
 // The DRI-1.0 layer (dri/dri10.h): predefined objects, the get/put frame
 // protocol with exact data, and every out-of-order call refused with a code.
 #include "dri/dri10.h"
+#include "mpi/shared_memory.hpp"
 #include "mpi_world.hpp"
 
 #include <doctest/doctest.h>
@@ -96,6 +97,8 @@ TEST_CASE("DRI-1.0: frames through get/put with exact data, one buffer per ring"
     for (int f = 0; f < 4; ++f) {
         void* b = nullptr;
         OK(DRI_Reorg_get_sendbuf(c.send, &b));
+        // The library's rings are node shared memory: the single copy applies.
+        CHECK(dri::detail::shared_find_own(static_cast<const std::byte*>(b), 1) != nullptr);
         c.fill(b, f);
         OK(DRI_Reorg_put_sendbuf(c.send, &b));
         CHECK(b == nullptr);

@@ -5,6 +5,7 @@ under an MPICH build of dri this tests the refusal, under an Open MPI build
 the acceptance)."""
 
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -23,6 +24,32 @@ def test_detection_does_not_import_mpi4py_mpi():
     theirs = MPI.Get_library_version().split("\0")[0].rstrip()
     same = theirs == dri.mpi_library_version()
     assert compatible == same
+
+
+def test_warns_once_when_mpi4py_runs_on_another_mpi():
+    """After `from mpi4py import MPI` (dri imported and initialized first,
+    by conftest), the first use of a communicator warns, naming both
+    libraries and the Open MPI build command; later uses do not."""
+    from mpi4py import MPI
+    theirs = MPI.Get_library_version().split("\0")[0].rstrip()
+    if dri.mpi4py_compatible():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            dri.Group(dri.COMM_WORLD)
+        return
+    with pytest.warns(dri.ForeignMPIWarning) as record:
+        dri.Group(dri.COMM_WORLD)
+    assert len(record) == 1
+    text = str(record[0].message)
+    assert dri.mpi_library_version().split("\n")[0] in text
+    assert theirs.split("\n")[0] in text
+    assert "tools/build.sh build-openmpi" in text
+    assert "mpicxx.openmpi" in text
+    assert MPI.COMM_WORLD.Get_size() == 1  # the trap the warning is about
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert dri.COMM_WORLD.size >= 1
+        dri.Group(dri.COMM_WORLD)
 
 
 def corner_turn(comm, rank, size):
