@@ -23,17 +23,11 @@ if "mpi4py.MPI" in sys.modules:
 
 from . import _dri  # noqa: E402
 from ._dri import (  # noqa: E402
-<<<<<<< HEAD
-    COMM_SELF, COMM_WORLD, BlockInfo, Comm, DimPart, Distribution, Edge,
-    GlobalData, Group, Layout, Partition, SharedMemory, Strategy, Transfer,
-    Type, commit, empty, empty_like, error_string, initialized,
-    mpi_library_version, zeros)
-=======
     COMM_SELF, COMM_WORLD, BlockInfo, Combine, Comm, CornerTurnBlocks,
     DimPart, Distribution, Edge, GlobalData, Group, Layout, Partition,
     SharedMemory, Strategy, Transfer, Type, commit, corner_turn,
-    corner_turn_blocks, error_string, initialized, mpi_library_version)
->>>>>>> i29
+    corner_turn_blocks, empty, empty_like, error_string, initialized,
+    mpi_library_version, zeros)
 from ._dri import (  # noqa: E402
     SUCCESS, ERR_ARG, ERR_NULL, ERR_HANDLE, ERR_NDIMS, ERR_EXTENT,
     ERR_OVERFLOW, ERR_TYPE, ERR_PARTITION, ERR_OVERLAP, ERR_MINMAX, ERR_GRID,
@@ -100,20 +94,13 @@ def mpi4py_compatible():
 
 
 __all__ = [
-<<<<<<< HEAD
-    "BlockInfo", "COMM_SELF", "COMM_WORLD", "Comm", "DimPart", "Distribution",
-    "Edge", "Error", "GlobalData", "Group", "Layout", "Partition", "Session",
-    "SharedMemory", "Strategy", "Transfer", "Type", "commit", "empty",
-    "empty_like", "error_string", "zeros",
-    "finalize", "init", "initialized", "mpi4py_compatible",
-=======
     "BlockInfo", "COMM_SELF", "COMM_WORLD", "Combine", "Comm",
     "CornerTurnBlocks", "DimPart", "Distribution", "Edge", "Error",
     "ForeignMPIWarning", "GlobalData", "Group", "Layout", "Partition",
     "Session", "SharedMemory", "Strategy", "Transfer", "Type", "commit",
-    "corner_turn", "corner_turn_blocks", "error_string", "finalize", "init",
-    "initialized", "mpi4py_compatible",
->>>>>>> i29
+    "corner_turn", "corner_turn_blocks", "empty", "empty_like",
+    "error_string", "finalize", "init", "initialized", "mpi4py_compatible",
+    "zeros",
     "mpi_library_version", "SUCCESS", "ERR_ARG", "ERR_NULL", "ERR_HANDLE",
     "ERR_NDIMS", "ERR_EXTENT", "ERR_OVERFLOW", "ERR_TYPE", "ERR_PARTITION",
     "ERR_OVERLAP", "ERR_MINMAX", "ERR_GRID", "ERR_LAYOUT", "ERR_NOT_DISJOINT",

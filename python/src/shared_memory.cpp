@@ -140,10 +140,13 @@ void bind_shared_memory(py::module_& m) {
                 a.dtype(), "C");
         },
         py::arg("a"), "As dri.empty, with the shape and dtype of `a` (C order).");
-    py::class_<PySharedMemory>(m, "SharedMemory",
-                               "`bytes` of node shared memory (DRI_Alloc_mem); local.")
+    py::class_<PySharedMemory>(
+        m, "SharedMemory",
+        "`bytes` of node shared memory (DRI_Alloc_mem), allocated by this process alone. "
+        "Arrays on it as send buffers give AUTO the single copy; it is freed by free() or "
+        "with the last array viewing it.")
         .def(py::init<Index>(), py::arg("bytes"))
-        .def_property_readonly("size", &PySharedMemory::size)
+        .def_property_readonly("size", &PySharedMemory::size, "Bytes of the memory; 0 once freed.")
         .def("as_array", &PySharedMemory::as_array, py::arg("dtype") = py::dtype("uint8"),
              "The memory as a flat NumPy array of dtype.")
         .def("as_block", &PySharedMemory::as_block, py::arg("dist"), py::arg("layout"),
