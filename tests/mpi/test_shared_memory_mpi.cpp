@@ -264,3 +264,23 @@ TEST_CASE("without memory files (DRI_SHARED_MEMORY=off) rings fall back to messa
         CHECK(code_of([&] { forced.commit(); }) == dri::Errc::buffer);
     }
 }
+
+TEST_CASE("HYBRID forced where no two processes exchange data says so") {
+    if (world_size() != 1) return; // at 1 rank every piece stays on its process
+    const Turn turn;
+    dri::SharedMemory mem(static_cast<std::size_t>(turn.sb.bytes));
+    std::vector<std::span<std::byte>> ring{{mem.data(), mem.size()}};
+    std::vector<std::vector<int>> out(
+        1, std::vector<int>(static_cast<std::size_t>(turn.rb.elements())));
+    dri::Transfer t("lone hybrid");
+    t.strategy(dri::Strategy::hybrid);
+    t.send(turn.rows, turn.packed, std::span<const std::span<std::byte>>(ring));
+    t.recv(turn.cols, turn.packed, out);
+    std::string why;
+    try {
+        t.commit();
+    } catch (const dri::Error& e) {
+        why = e.what();
+    }
+    CHECK_MESSAGE(why.find("no two distinct processes exchange data") != std::string::npos, why);
+}

@@ -65,11 +65,16 @@ core::LocalPlan messages_plan(const core::LocalPlan& plan, const SharedReach& re
 Built build_hybrid(const core::LocalPlan& plan, const ExecutorContext& ctx) {
     CommUntilTaken comm(ctx.comm);
     const SharedReach reach = shared_reach(plan, ctx);
-    int any = reach.any() ? 1 : 0;
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, ctx.comm), "MPI_Allreduce");
-    if (!any)
-        return {nullptr, "no pair of processes shares a node with the sender's buffers in DRI "
-                         "shared memory (DRI_Alloc_mem)"};
+    // Over all processes: whether two distinct processes exchange data, and
+    // whether some such pair can use the single copy.
+    int any[2] = {plan.sends.empty() && plan.recvs.empty() ? 0 : 1, reach.any() ? 1 : 0};
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, any, 2, MPI_INT, MPI_MAX, ctx.comm), "MPI_Allreduce");
+    if (!any[0])
+        return {nullptr, "no two distinct processes exchange data (every piece stays on its "
+                         "process): there is no pair to copy through shared memory"};
+    if (!any[1])
+        return {nullptr, "no pair of processes on one node has the sender's buffers in node "
+                         "shared memory (DRI_Alloc_mem, dri::allocator, rings the transfer owns)"};
     // The two parts run on communicators of their own.
     ExecutorContext copy_ctx = ctx;
     copy_ctx.comm = library_dup(ctx.comm);
