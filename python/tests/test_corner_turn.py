@@ -86,29 +86,34 @@ def test_start_wait_test_pipeline(comm):
     t.close()
 
 
-def test_shared_memory_ring(comm):
-    """Send buffers in node shared memory: AUTO picks the single copy."""
-    shape, dtype = (24, 20), np.complex128
-    data = dri.GlobalData(shape, dtype)
-    rows = dri.Distribution(data, "block,whole", comm)
-    cols = dri.Distribution(data, "whole,block", comm)
-    nbytes = rows.block(ROWS()).bytes
-    mems = [dri.SharedMemory(nbytes) for _ in range(2)]
-    src = [m.as_block(rows, ROWS()) for m in mems]
-    assert src[0].shape == rows.block(ROWS()).shape
-    dst = cols.empty(COLS(), 2)
-    with dri.Transfer("shared") as t:
+def single_copy_turn(comm, shape, rows, cols, src, frames):
+    """Corner turns of the global `shape` from `src`, send arrays in node
+    shared memory: AUTO picks the single copy, every frame exact."""
+    dst = cols.empty(COLS(), len(src))
+    with dri.Transfer("single copy") as t:
         t.send(rows, ROWS(), src)
         t.recv(cols, COLS(), dst)
         t.commit()
         if comm.size > 1:
             assert t.chosen_strategy in (dri.Strategy.SHARED,
                                          dri.Strategy.HYBRID)
-        for k in range(4):
-            fill_rows(src[k % 2], shape, k, comm)
+        for k in range(frames):
+            fill_rows(src[k % len(src)], shape, k, comm)
             t.execute()
-            np.testing.assert_array_equal(dst[k % 2],
-                                          expected_cols(shape, k, dtype, comm))
+            np.testing.assert_array_equal(
+                dst[k % len(src)], expected_cols(shape, k, src[0].dtype, comm))
+
+
+def test_shared_memory_ring(comm):
+    """A ring on dri.SharedMemory blocks, freed explicitly afterwards."""
+    shape, dtype = (24, 20), np.complex128
+    data = dri.GlobalData(shape, dtype)
+    rows = dri.Distribution(data, "block,whole", comm)
+    cols = dri.Distribution(data, "whole,block", comm)
+    mems = [dri.SharedMemory(rows.block(ROWS()).bytes) for _ in range(2)]
+    src = [m.as_block(rows, ROWS()) for m in mems]
+    assert src[0].shape == rows.block(ROWS()).shape
+    single_copy_turn(comm, shape, rows, cols, src, 4)
     del src
     for m in mems:
         m.free()
@@ -116,32 +121,19 @@ def test_shared_memory_ring(comm):
 
 
 def test_default_arrays_are_shared(comm):
-    """Distribution.empty and dri.empty give node shared memory: the single
-    copy with no other change; dri.zeros is zero-filled."""
+    """Distribution.empty, dri.empty and dri.empty_like give node shared
+    memory: the single copy with no other change; dri.zeros is zero-filled."""
     shape, dtype = (24, 20), np.float64
     data = dri.GlobalData(shape, dtype)
     rows = dri.Distribution(data, "block,whole", comm)
     cols = dri.Distribution(data, "whole,block", comm)
     block = rows.block(ROWS()).shape
     assert not dri.zeros(block, dtype).any()
-    for make in (lambda: rows.empty(ROWS(), 2),
-                 lambda: [dri.empty(block, dtype) for _ in range(2)],
-                 lambda: [dri.empty_like(np.ones(block)) for _ in range(2)]):
-        src = make()
+    for src in (rows.empty(ROWS(), 2),
+                [dri.empty(block, dtype) for _ in range(2)],
+                [dri.empty_like(np.ones(block)) for _ in range(2)]):
         assert src[0].ctypes.data % 4096 == 0
-        dst = cols.empty(COLS(), 2)
-        with dri.Transfer("default memory") as t:
-            t.send(rows, ROWS(), src)
-            t.recv(cols, COLS(), dst)
-            t.commit()
-            if comm.size > 1:
-                assert t.chosen_strategy in (dri.Strategy.SHARED,
-                                             dri.Strategy.HYBRID)
-            for k in range(3):
-                fill_rows(src[k % 2], shape, k, comm)
-                t.execute()
-                np.testing.assert_array_equal(
-                    dst[k % 2], expected_cols(shape, k, dtype, comm))
+        single_copy_turn(comm, shape, rows, cols, src, 3)
 
 
 def test_record_elements(comm):

@@ -5,6 +5,7 @@
 // committed transfer uses the memory, segments mapped once and only from
 // processes of the same node, and the fallback to messages without memory
 // files (DRI_SHARED_MEMORY=off).
+#include "api_errors.hpp"
 #include "core/spec.hpp"
 #include "mpi/remote_segment.hpp"
 #include "mpi_world.hpp"
@@ -75,16 +76,6 @@ int run_frames(dri::Transfer& t, const Turn& turn, int frames,
     return bad;
 }
 
-template <class F>
-dri::Errc code_of(F&& f) {
-    try {
-        f();
-    } catch (const dri::Error& e) {
-        return e.code();
-    }
-    return dri::Errc::success;
-}
-
 // Process ids of the processes on this process's node.
 std::vector<std::int64_t> node_pids() {
     MPI_Comm node = MPI_COMM_NULL;
@@ -151,8 +142,8 @@ TEST_CASE("rings from every source give AUTO the single copy, data exact") {
         t.recv(turn.cols, turn.packed, dri::OwnedRing{2});
         CHECK(t.buffer(dri::Role::send, 2).size() == static_cast<std::size_t>(turn.sb.bytes));
         CHECK(t.buffer(dri::Role::recv, 1).size() == static_cast<std::size_t>(turn.rb.bytes));
-        CHECK(code_of([&] { (void)t.buffer(dri::Role::recv, 2); }) == dri::Errc::arg);
-        CHECK(code_of([&] { (void)t.buffer(dri::Role::send, -1); }) == dri::Errc::arg);
+        CHECK(api_code_of([&] { (void)t.buffer(dri::Role::recv, 2); }) == dri::Errc::arg);
+        CHECK(api_code_of([&] { (void)t.buffer(dri::Role::send, -1); }) == dri::Errc::arg);
         t.commit();
         CHECK(t.chosen_strategy() == Turn::auto_shared());
         CHECK(run_frames(
@@ -261,7 +252,7 @@ TEST_CASE("without memory files (DRI_SHARED_MEMORY=off) rings fall back to messa
         forced.strategy(dri::Strategy::shared);
         forced.send(turn.rows, turn.packed, std::span<const std::span<std::byte>>(ring));
         forced.recv(turn.cols, turn.packed, out);
-        CHECK(code_of([&] { forced.commit(); }) == dri::Errc::buffer);
+        CHECK(api_code_of([&] { forced.commit(); }) == dri::Errc::buffer);
     }
 }
 

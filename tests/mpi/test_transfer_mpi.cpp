@@ -2,6 +2,7 @@
 // process sets, overlap with every edge policy, block-cyclic, odd-size
 // records, several coexisting transfers, non-blocking execution, and errors
 // that must be the same on every rank.
+#include "api_errors.hpp"
 #include "core/spec.hpp"
 #include "mpi_world.hpp"
 #include "scenario.hpp"
@@ -48,17 +49,6 @@ void check(Scenario sc) {
         CHECK_MESSAGE(r.error.empty(), r.error);
         CHECK(all_ok(r));
     }
-}
-
-// Runs f and returns the error code it threw (success if none).
-template <class F>
-dri::Errc code_of(F&& f) {
-    try {
-        f();
-    } catch (const dri::Error& e) {
-        return e.code();
-    }
-    return dri::Errc::success;
 }
 
 // The same code on every rank?
@@ -229,7 +219,7 @@ TEST_CASE("errors are the same on every rank and leave nothing behind") {
     SUBCASE("a name with senders but no receivers") {
         dri::Transfer t("lonely");
         t.send(rows, packed, buf);
-        const dri::Errc c = code_of([&] { t.commit(); });
+        const dri::Errc c = api_code_of([&] { t.commit(); });
         CHECK(c == dri::Errc::no_partner);
         CHECK(same_everywhere(c));
         CHECK_FALSE(t.committed());
@@ -238,7 +228,7 @@ TEST_CASE("errors are the same on every rank and leave nothing behind") {
         dri::Transfer t("half");
         t.send(rows, packed, buf);
         if (me != w - 1 || w == 1) t.recv(rows, packed, buf);
-        dri::Errc c = code_of([&] { dri::commit(world(), {&t}); });
+        dri::Errc c = api_code_of([&] { dri::commit(world(), {&t}); });
         CHECK(c == (w == 1 ? dri::Errc::success : dri::Errc::no_partner));
         CHECK(same_everywhere(c));
     }
@@ -251,13 +241,13 @@ TEST_CASE("errors are the same on every rank and leave nothing behind") {
         dri::Transfer t("mismatch");
         t.send(rows, packed, buf);
         t.recv(cols, packed, rb);
-        const dri::Errc c = code_of([&] { t.commit(); });
+        const dri::Errc c = api_code_of([&] { t.commit(); });
         CHECK(c == dri::Errc::mismatch);
         CHECK(same_everywhere(c));
     }
     SUBCASE("distribution creation with different extents on different ranks") {
         const dri::GlobalData mine({12, me == 0 ? 8 : 9}, dri::Type::float32);
-        const dri::Errc c = code_of([&] {
+        const dri::Errc c = api_code_of([&] {
             dri::Distribution d(mine,
                                 dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}), g);
         });
@@ -266,7 +256,7 @@ TEST_CASE("errors are the same on every rank and leave nothing behind") {
     }
     SUBCASE("a process set that cannot hold the partition") {
         const dri::GlobalData tiny({1, 8}, dri::Type::float32);
-        const dri::Errc c = code_of([&] {
+        const dri::Errc c = api_code_of([&] {
             dri::Distribution d(tiny,
                                 dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}), g);
         });
@@ -277,25 +267,25 @@ TEST_CASE("errors are the same on every rank and leave nothing behind") {
         dri::Transfer t("states");
         t.send(rows, packed, buf);
         t.recv(rows, packed, buf);
-        CHECK(code_of([&] { t.execute(); }) == dri::Errc::state);
+        CHECK(api_code_of([&] { t.execute(); }) == dri::Errc::state);
         t.commit();
-        CHECK(code_of([&] { t.wait(); }) == dri::Errc::state);
+        CHECK(api_code_of([&] { t.wait(); }) == dri::Errc::state);
         t.start();
-        CHECK(code_of([&] { t.start(); }) == dri::Errc::state);
+        CHECK(api_code_of([&] { t.start(); }) == dri::Errc::state);
         t.wait();
-        CHECK(code_of([&] { t.send(rows, packed, buf); }) == dri::Errc::duplicate);
-        CHECK(code_of([&] { t.commit(); }) == dri::Errc::state);
+        CHECK(api_code_of([&] { t.send(rows, packed, buf); }) == dri::Errc::duplicate);
+        CHECK(api_code_of([&] { t.commit(); }) == dri::Errc::state);
         CHECK(same_everywhere(dri::Errc::state));
     }
     SUBCASE("buffers: too small, none, duplicate role") {
         dri::Transfer t("buffers");
         std::vector<std::vector<float>> small(1, std::vector<float>(1));
         if (rows.block(packed).elements() > 1)
-            CHECK(code_of([&] { t.send(rows, packed, small); }) == dri::Errc::buffer_size);
+            CHECK(api_code_of([&] { t.send(rows, packed, small); }) == dri::Errc::buffer_size);
         std::vector<std::vector<float>> none;
-        CHECK(code_of([&] { t.send(rows, packed, none); }) == dri::Errc::buffer_count);
+        CHECK(api_code_of([&] { t.send(rows, packed, none); }) == dri::Errc::buffer_count);
         t.send(rows, packed, buf);
-        CHECK(code_of([&] { t.send(rows, packed, buf); }) == dri::Errc::duplicate);
+        CHECK(api_code_of([&] { t.send(rows, packed, buf); }) == dri::Errc::duplicate);
     }
 }
 
@@ -304,14 +294,14 @@ TEST_CASE("the corner-turn convenience call: exact data over a buffer ring, erro
     const long wrong = corner_turn_wrong(world(), n, m);
     CHECK(wrong == 0);
     // Different matrix sizes on different ranks: the same error everywhere.
-    const dri::Errc c = code_of([&] {
+    const dri::Errc c = api_code_of([&] {
         (void)dri::corner_turn_blocks(world(), n + (world_rank() == 0 ? 1 : 0), m,
                                       dri::Type::float64);
     });
     CHECK(c == (world_size() == 1 ? dri::Errc::success : dri::Errc::inconsistent));
     CHECK(same_everywhere(c));
     // An unknown element type on one rank only.
-    const dri::Errc c2 = code_of([&] {
+    const dri::Errc c2 = api_code_of([&] {
         (void)dri::corner_turn_blocks(
             world(), n, m, world_rank() == 0 ? static_cast<dri::Type>(99) : dri::Type::float64);
     });
@@ -330,13 +320,13 @@ TEST_CASE("the corner-turn convenience call on ranks 0 and 1 alone, then on ever
     MPI_Comm_split(world(), me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
     if (pair != MPI_COMM_NULL) { // the other processes skip the call
         long wrong = -1;
-        const dri::Errc c = code_of([&] { wrong = corner_turn_wrong(pair, 31, 19); });
+        const dri::Errc c = api_code_of([&] { wrong = corner_turn_wrong(pair, 31, 19); });
         CHECK(c == dri::Errc::success);
         CHECK(wrong == 0);
         MPI_Comm_free(&pair); // the transfer is gone
     }
     long wrong = -1;
-    const dri::Errc c = code_of([&] { wrong = corner_turn_wrong(world(), 29, 17); });
+    const dri::Errc c = api_code_of([&] { wrong = corner_turn_wrong(world(), 29, 17); });
     CHECK(c == dri::Errc::success);
     CHECK(wrong == 0);
     CHECK(same_everywhere(c));
@@ -353,9 +343,9 @@ TEST_CASE("dri::SharedMemory: moves, explicit free, and a SHARED transfer over a
     c = std::move(b); // frees c's old memory, takes b's
     CHECK(b.data() == nullptr);
     CHECK(c.size() == 64 * static_cast<std::size_t>(me));
-    CHECK(code_of([&] { a.free(); }) == dri::Errc::state);
+    CHECK(api_code_of([&] { a.free(); }) == dri::Errc::state);
     c.free();
-    CHECK(code_of([&] { c.free(); }) == dri::Errc::state);
+    CHECK(api_code_of([&] { c.free(); }) == dri::Errc::state);
 
     // A 2-buffer ring in shared memory, moved into a vector, drives a clique
     // transfer, chosen by the cheap rule (SHARED only when processes read
