@@ -25,7 +25,11 @@ struct Scenario {
     int nbuf_s = 2, nbuf_r = 2, frames = 3;
     bool nonblocking = false;
     dri::Strategy strategy = dri::Strategy::automatic;
-    bool shared_buffers = false; // send buffers from dri::SharedMemory (DRI_Alloc_mem)
+    // Where the send rings are: the heap, or node shared memory from one of
+    // its three sources (dri::SharedMemory, dri::allocator, OwnedRing).
+    enum class Memory { heap, shared_memory, allocator, owned };
+    Memory memory = Memory::heap;
+    bool shared_buffers() const { return memory != Memory::heap; }
     std::string name = "scenario";
 };
 
@@ -50,13 +54,18 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
     // The buffers outlive the transfer (shared memory in use by a committed
     // transfer cannot be freed).
     std::vector<std::vector<std::byte>> splain, rbuf;
-    std::vector<dri::SharedMemory> sshared; // local: each rank its own ring
+    std::vector<dri::SharedMemory> sshared;
+    std::vector<std::vector<std::byte, dri::allocator<std::byte>>> sallocated;
     std::vector<std::span<std::byte>> sbuf;
     const auto sbytes = static_cast<std::size_t>(sd ? sd->block(sl).bytes : 0);
-    for (int i = 0; i < sc.nbuf_s; ++i) {
-        if (sc.shared_buffers) {
+    using Memory = Scenario::Memory;
+    for (int i = 0; i < sc.nbuf_s && sc.memory != Memory::owned; ++i) {
+        if (sc.memory == Memory::shared_memory) {
             sshared.emplace_back(sbytes);
             sbuf.emplace_back(sshared.back().data(), sbytes);
+        } else if (sc.memory == Memory::allocator) {
+            sallocated.emplace_back(sbytes);
+            sbuf.emplace_back(sallocated.back());
         } else {
             splain.emplace_back(sbytes);
             sbuf.emplace_back(splain.back());
@@ -64,7 +73,13 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
     }
     dri::Transfer t(sc.name);
     t.strategy(sc.strategy);
-    if (sd) t.send(*sd, sl, sbuf);
+    if (sd && sc.memory == Memory::owned) {
+        t.send(*sd, sl, dri::OwnedRing{sc.nbuf_s});
+        for (int i = 0; i < sc.nbuf_s; ++i)
+            sbuf.push_back(t.buffer(dri::Role::send, i));
+    } else if (sd) {
+        t.send(*sd, sl, sbuf);
+    }
     if (rd) {
         rbuf.assign(static_cast<std::size_t>(sc.nbuf_r),
                     std::vector<std::byte>(static_cast<std::size_t>(rd->block(rl).bytes)));
@@ -76,7 +91,7 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
     const bool applies = forced_applies(
         sc.strategy,
         pairs_by_node({&csd, sc.send_layout}, {&crd, sc.recv_layout}, sc.send_ranks, sc.recv_ranks),
-        sc.shared_buffers);
+        sc.shared_buffers());
     try {
         if (part)
             dri::commit(world(), {&t});

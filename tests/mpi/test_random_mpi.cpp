@@ -74,9 +74,12 @@ TEST_CASE("random redistributions over MPI deliver every byte of every frame") {
         // Every strategy; the node-aware ones (SHARED, HYBRID) and AUTO
         // also over send rings in node shared memory.
         sc.strategy = static_cast<dri::Strategy>(rng() % 7);
-        sc.shared_buffers = sc.strategy == dri::Strategy::shared ||
+        // Node shared memory from each of its sources in turn.
+        using Memory = dri::test::Scenario::Memory;
+        const bool shared = sc.strategy == dri::Strategy::shared ||
                             sc.strategy == dri::Strategy::hybrid ||
                             (sc.strategy == dri::Strategy::automatic && rng() % 2);
+        sc.memory = shared ? static_cast<Memory>(1 + rng() % 3) : Memory::heap;
         sc.name = "random case " + std::to_string(i);
         const dri::test::ScenarioResult res = dri::test::run_scenario(sc);
         CHECK_MESSAGE(res.error.empty(), res.error);

@@ -28,21 +28,24 @@ Scenario make(const std::string& shape, const std::string& type, const std::stri
 }
 
 // Runs the scenario with every strategy; SHARED, HYBRID and AUTO once more
-// with send buffers in node shared memory; a forced strategy that the node
-// layout rules out must refuse the commit (MEASURE over shared buffers, which times
-// every candidate, is covered once, in the dri::SharedMemory case).
+// with send buffers in node shared memory, each from another source
+// (dri::allocator, OwnedRing, dri::SharedMemory); a forced strategy that the
+// node layout rules out must refuse the commit (MEASURE over shared buffers,
+// which times every candidate, is covered once, in the dri::SharedMemory case).
 void check(Scenario sc) {
     using S = dri::Strategy;
-    for (auto [s, shared] : {std::pair{S::alltoallw, false},
-                             {S::packed, false},
-                             {S::p2p, false},
-                             {S::automatic, false},
-                             {S::measure, false},
-                             {S::automatic, true},
-                             {S::shared, true},
-                             {S::hybrid, true}}) {
+    using M = Scenario::Memory;
+    for (auto [s, memory] : {std::pair{S::alltoallw, M::heap},
+                             {S::packed, M::heap},
+                             {S::p2p, M::heap},
+                             {S::automatic, M::heap},
+                             {S::measure, M::heap},
+                             {S::automatic, M::allocator},
+                             {S::shared, M::owned},
+                             {S::hybrid, M::shared_memory}}) {
         sc.strategy = s;
-        sc.shared_buffers = shared;
+        sc.memory = memory;
+        const bool shared = memory != M::heap;
         CAPTURE(static_cast<int>(s));
         CAPTURE(shared);
         const ScenarioResult r = run_scenario(sc);
