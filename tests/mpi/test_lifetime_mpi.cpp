@@ -14,13 +14,25 @@
 // - destroyed handles are NULL and their copies stale (DRI_ERR_HANDLE, or
 //   DRI_ERR_NOT_INITIALIZED between DRI_Finalize and DRI_Init);
 // - teardown (destroy, DRI_Finalize) with a reorganization in flight
-//   completes it; memory a committed transfer uses cannot be freed;
+//   completes it;
+// - DRI_Alloc_mem / DRI_Free_mem are local calls of one process: each rank
+//   allocates and frees alone, on a schedule of its own, also between
+//   DRI_Finalize and DRI_Init; a bad argument is refused on that rank only;
+//   memory a committed transfer of the rank uses cannot be freed
+//   (DRI_ERR_STATE); DRI_Finalize frees no memory (rings in it keep their
+//   data, and it is freed after DRI_Finalize);
+// - the single copy (SHARED, HYBRID, AUTO's choice) applies per pair: same
+//   node, and the sender's ring in DRI_Alloc_mem memory of its own, whatever
+//   the receiver's ring is (DRI_Transfer_strategy says what a commit chose);
 // - nothing leaks: after each sequence the library holds no MPI handle.
 //
 // Every rank draws from the same generator, so collective calls come in the
 // same order everywhere; a bad argument on one rank only is drawn from the
-// shared generator too. Each sequence starts from nothing and ends with
-// everything destroyed, so one sequence replays alone:
+// shared generator too. Memory calls and where a rank's ring lies are each
+// rank's own draws, from a generator per rank that every rank can replay
+// (the model stays the same everywhere). Each sequence starts from nothing
+// and ends with everything destroyed and freed, so one sequence replays
+// alone:
 //
 //   test_lifetime_mpi [--seed S] [--sequences N] [--steps M] [--replay K]
 //                     [--seconds T]
@@ -65,18 +77,24 @@ struct Options {
 
 struct Stats {
     long calls = 0, frames = 0, commits = 0, teardowns_in_flight = 0, finalizes = 0;
-    long pinned_refusals = 0; // DRI_Free_mem refused: a committed transfer uses the memory
-    long crossed = 0;         // transfers completed in per-rank random orders
-    long reverses = 0;        // DRI_Transfer_reverse calls
+    long pinned_refusals = 0;   // DRI_Free_mem refused: a committed transfer uses the memory
+    long mem_calls = 0;         // DRI_Alloc_mem / DRI_Free_mem, each made by one rank alone
+    long mem_uninitialized = 0; // of those, between DRI_Finalize and DRI_Init
+    long crossed = 0;           // transfers completed in per-rank random orders
+    long reverses = 0;          // DRI_Transfer_reverse calls
     double crossed_seconds = 0;
     std::array<long, 32> codes{};
     std::array<long, 8> strategies{}; // successful commits per requested strategy
+    std::array<long, 8> chosen{};     // per strategy run (DRI_Transfer_strategy, on rank 0)
 };
 
 // ---- ranks -----------------------------------------------------------------
 
 int g_size = 1, g_rank = 0;
 std::vector<int> g_node; // per rank: the first rank of its node (MPI_COMM_TYPE_SHARED)
+// DRI_Alloc_mem memory other processes of the node can map (not with
+// DRI_SHARED_MEMORY=off: then no pair can use the single copy).
+bool g_shareable = true;
 
 MPI_Comm comm() {
     return dri::test::world();
@@ -274,7 +292,7 @@ std::vector<bool> cells(Shape shape, int spec, std::size_t n, std::size_t i, boo
 // communicator), as a replay command must set them.
 std::string environment() {
     std::string env;
-    for (const char* name : {"MPIR_CVAR_NUM_CLIQUES", "DRI_TEST_COMM"})
+    for (const char* name : {"MPIR_CVAR_NUM_CLIQUES", "DRI_TEST_COMM", "DRI_SHARED_MEMORY"})
         if (const char* v = std::getenv(name)) env += std::string(name) + "=" + v + " ";
     return env;
 }
@@ -298,12 +316,19 @@ class Rng {
     std::uint64_t s_;
 };
 
+// Rank r's own generator for one step, seeded by a draw of the shared one:
+// the ranks draw differently, and every rank can replay every other's draws.
+Rng rank_rng(std::uint64_t salt, int r) {
+    return Rng(salt ^ (0x94d049bb133111ebULL * static_cast<std::uint64_t>(r + 1)));
+}
+
 // ---- the model -----------------------------------------------------------------
 //
 // The model is the same on every rank: which slots are live, which ranks
 // declared which role, whether a transfer is committed or in flight, its
-// next frame, which memory a ring pins. Only the handles and the rings
-// (buffers and what they hold) are this rank's. The expected code of a
+// next frame, each rank's DRI_Alloc_mem slots and which of them a ring lies
+// in. Only the handles, the rings (buffers and what they hold) and the
+// memory's addresses are this rank's. The expected code of a
 // call is computed from the model for every rank, and the model is updated
 // from those expectations, never from a rank's own return code: the ranks
 // cannot drift apart even where one rank's call fails and another's succeeds.
@@ -353,10 +378,16 @@ struct Side {
     Shape shape = kTurn;
     int spec = 0, layout = 0;
     GroupKind group = kAll;
-    int mem = -1, place = 0; // the DRI_Alloc_mem slot and place holding the rings, -1: heap
-    int odd_rank = -1;       // a member declared another layout: the commit is INCONSISTENT
-    int skipped_rank = -1;   // a member did not declare: the commit is NO_PARTNER
+    // Per rank (empty before a declaration): the rank's own DRI_Alloc_mem
+    // slot and place holding its ring, -1: the heap.
+    std::vector<int> mem, place;
+    int odd_rank = -1;     // a member declared another layout: the commit is INCONSISTENT
+    int skipped_rank = -1; // a member did not declare: the commit is NO_PARTNER
     Ring ring;
+    bool in_mem(int r) const { return !mem.empty() && mem[static_cast<std::size_t>(r)] >= 0; }
+    bool any_mem() const {
+        return std::any_of(mem.begin(), mem.end(), [](int m) { return m >= 0; });
+    }
 };
 
 struct Xfer {
@@ -373,19 +404,21 @@ struct Xfer {
     Mask roles() const { return side[0].declared | side[1].declared; }
 };
 
-// Node shared memory from DRI_Alloc_mem: two places for a ring each, so
-// that one allocation may be pinned by two transfers.
+// Node shared memory from DRI_Alloc_mem, each rank's own: two slots per
+// rank, two places for a ring each, so that one allocation may be pinned by
+// two transfers.
 constexpr DRI_Index kMemStride = 640;             // per buffer (the largest block: 624 bytes)
 constexpr DRI_Index kPlaceBytes = 3 * kMemStride; // a ring of up to 3 buffers
 constexpr DRI_Index kMemBytes = 2 * kPlaceBytes;
 struct Mem {
-    void* base = nullptr;  // this rank's segment
-    void* stale = nullptr; // the last base freed in this slot
+    void* base = nullptr;  // the allocation (on its own rank; NULL in the others' models)
+    void* stale = nullptr; // the last base freed in this slot (likewise)
     bool live = false, dead = false;
-    bool usable = false;     // every rank asked kMemBytes (one may ask 0)
+    bool usable = false;     // kMemBytes asked (0 bytes is legal too, and holds no ring)
     int bound[2] = {-1, -1}; // per place: the transfer slot whose ring lies there
     int free_place() const { return bound[0] < 0 ? 0 : bound[1] < 0 ? 1 : -1; }
 };
+using Mems = std::array<Mem, 2>; // one rank's slots
 
 enum DoKind { kBlocking, kStart, kWait, kTest };
 
@@ -491,13 +524,18 @@ class Sequence {
 
     // ---- drawing ------------------------------------------------------------------
 
-    // A random slot that is (not) live, -1 if there is none.
+    // A random slot that is (not) live, -1 if there is none (drawn from the
+    // shared generator, or from `g`: a rank's own).
     template <class S, std::size_t N>
     int pick(const std::array<S, N>& slots, bool live) {
+        return pick(slots, live, rng_);
+    }
+    template <class S, std::size_t N>
+    static int pick(const std::array<S, N>& slots, bool live, Rng& g) {
         int idx[N], n = 0;
         for (std::size_t i = 0; i < N; ++i)
             if (slots[i].live == live) idx[n++] = static_cast<int>(i);
-        return n ? idx[rng_.below(n)] : -1;
+        return n ? idx[g.below(n)] : -1;
     }
 
     // A slot whose handle was destroyed (its copy is stale), -1 if none.
@@ -512,10 +550,14 @@ class Sequence {
     // A live slot matching `ok`, -1 if none.
     template <class S, std::size_t N, class F>
     int pick_if(const std::array<S, N>& slots, F ok) {
+        return pick_if(slots, ok, rng_);
+    }
+    template <class S, std::size_t N, class F>
+    static int pick_if(const std::array<S, N>& slots, F ok, Rng& g) {
         int idx[N], n = 0;
         for (std::size_t i = 0; i < N; ++i)
             if (slots[i].live && ok(slots[i])) idx[n++] = static_cast<int>(i);
-        return n ? idx[rng_.below(n)] : -1;
+        return n ? idx[g.below(n)] : -1;
     }
 
     // One member of a set of ranks (for a bad argument on one rank).
@@ -768,7 +810,7 @@ class Sequence {
     // ---- rings -----------------------------------------------------------------------
 
     // This rank's `nbuf` buffers for a block of `bytes`: on the heap, or in
-    // memory slot `mem`, each word as a buffer is before any frame.
+    // this rank's memory slot `mem`, each word as a buffer is before any frame.
     Ring make_ring(DRI_Index bytes, int nbuf, int mem, int place, bool sender) {
         Ring r;
         r.nbuf = nbuf;
@@ -778,7 +820,7 @@ class Sequence {
             std::int32_t* p = nullptr;
             if (mem >= 0) {
                 p = reinterpret_cast<std::int32_t*>(
-                    static_cast<char*>(mem_[static_cast<std::size_t>(mem)].base) +
+                    static_cast<char*>(mine()[static_cast<std::size_t>(mem)].base) +
                     place * kPlaceBytes + k * kMemStride);
             } else {
                 r.own.emplace_back(words);
@@ -827,12 +869,11 @@ class Sequence {
 
     // This rank's part of a completed reorganization: the current receive
     // buffer holds the frame, nothing else changed, and both rings advance by
-    // one buffer. `skip_mem`: rings in DRI_Alloc_mem memory are gone (finalize).
-    void deliver_local(Xfer& x, const char* when, bool skip_mem = false) {
+    // one buffer (in DRI_Alloc_mem memory too, after DRI_Finalize as well).
+    void deliver_local(Xfer& x, const char* when) {
         for (int s = 0; s < 2; ++s) {
-            Side& side = x.side[s];
-            Ring& r = side.ring;
-            if (!r.nbuf || (skip_mem && side.mem >= 0)) continue;
+            Ring& r = x.side[s].ring;
+            if (!r.nbuf) continue;
             if (s == 1) r.frame[static_cast<std::size_t>(r.cur)] = x.frame;
             check_ring(x, s, when);
             r.cur = (r.cur + 1) % r.nbuf;
@@ -865,10 +906,11 @@ class Sequence {
     struct Declaration {
         int xi = 0, s = 0;  // the transfer and side (0 send, 1 recv)
         int di = 0, li = 0; // the distribution and layout slots
-        int nbuf = 1, mem = -1, place = 0;
-        int v = -1, bad = -1; // the bad argument (DeclareBad) and on which rank
-        int odd = -1;         // kOddLayout: the other layout's slot
-        int wrong = -1;       // kWrongNdims: a layout slot of the other dimension count
+        int nbuf = 1;
+        std::vector<int> mem, place; // per rank: its own memory slot and place, -1: the heap
+        int v = -1, bad = -1;        // the bad argument (DeclareBad) and on which rank
+        int odd = -1;                // kOddLayout: the other layout's slot
+        int wrong = -1;              // kWrongNdims: a layout slot of the other dimension count
         int stale_d = -1, stale_l = -1;
         Mask callers = 0;
         int layout_slot(int r) const {
@@ -925,15 +967,38 @@ class Sequence {
                       : pick(layout_, true);
         if (dc.li < 0) return create_layout(nd == 2 ? rng_.below(3) : 3), false;
         dc.nbuf = 1 + rng_.below(3);
-        // Rings in node shared memory: SHARED applies, DRI_Free_mem is refused while committed.
-        const bool in_mem = rng_.percent(s == 0 ? 50 : 30);
-        dc.mem = in_mem
-                     ? pick_if(mem_, [](const Mem& m) { return m.usable && m.free_place() >= 0; })
-                     : -1;
-        if (legal && in_mem && dc.mem < 0 && pick(mem_, false) >= 0) return alloc_mem(true), false;
-        dc.place = dc.mem >= 0 ? mem_[static_cast<std::size_t>(dc.mem)].free_place() : 0;
         draw_bad_declaration(x.side[s], d, legal, dc);
+        // Each calling rank's ring in DRI_Alloc_mem memory of its own, or on the
+        // heap, by its own draw: a sender's ring there lets its readers on
+        // its node copy straight from it (SHARED, HYBRID), and DRI_Free_mem
+        // of it is refused while committed, on that rank. Ranks that want
+        // memory and have none allocate it first, alone.
+        const std::uint64_t salt = rng_.next();
+        dc.mem.assign(static_cast<std::size_t>(g_size), -1);
+        dc.place.assign(static_cast<std::size_t>(g_size), 0);
+        Mask wanting = 0;
+        for (int r = 0; r < g_size; ++r) {
+            Rng own = rank_rng(salt, r);
+            if (!has(dc.callers, r) || !own.percent(s == 0 ? 55 : 30)) continue;
+            const Mems& mm = mem_[static_cast<std::size_t>(r)];
+            const int m = pick_if(
+                mm, [](const Mem& o) { return o.usable && o.free_place() >= 0; }, own);
+            if (m < 0 && pick(mm, false, own) >= 0) wanting |= bit_of(r);
+            if (m < 0) continue;
+            dc.mem[static_cast<std::size_t>(r)] = m;
+            dc.place[static_cast<std::size_t>(r)] = mm[static_cast<std::size_t>(m)].free_place();
+        }
+        if (legal && wanting) return alloc_on(wanting), false;
         return true;
+    }
+
+    // Where the ranks' rings lie, for a call's description.
+    static std::string placement(const std::vector<int>& mem, const std::vector<int>& place) {
+        std::string in;
+        for (std::size_t r = 0; r < mem.size(); ++r)
+            if (mem[r] >= 0)
+                in += format("%s%zu: mem %d place %d", in.empty() ? "" : ", ", r, mem[r], place[r]);
+        return in.empty() ? "on the heap" : "in memory on ranks {" + in + "}, else on the heap";
     }
 
     // Not `legal`: mostly one bad argument (those that do not apply are dropped).
@@ -978,8 +1043,7 @@ class Sequence {
                     dc.s == 0 ? "send" : "recv", dc.xi, x.name.c_str(), dc.di,
                     kShapeDefs[d.shape].text, kSpecDefs[d.spec].text, kGroupText[d.group], l,
                     kLayoutDefs[layout_[static_cast<std::size_t>(l)].kind].text, dc.nbuf,
-                    dc.mem >= 0 ? format("in memory %d place %d", dc.mem, dc.place).c_str()
-                                : "on the heap",
+                    placement(dc.mem, dc.place).c_str(),
                     x.side[dc.s].declared ? "the ranks that declared it" : "the group's members",
                     dc.v < 0 ? "legal arguments" : format(what[dc.v], dc.bad).c_str()));
     }
@@ -989,7 +1053,8 @@ class Sequence {
         Xfer& x = xfer_[static_cast<std::size_t>(dc.xi)];
         const Dist& d = dist_[static_cast<std::size_t>(dc.di)];
         const int l = dc.layout_slot(g_rank);
-        Ring ring = declared_ring(d, l, dc.nbuf, dc.mem, dc.place, dc.s == 0);
+        const auto me = static_cast<std::size_t>(g_rank);
+        Ring ring = declared_ring(d, l, dc.nbuf, dc.mem[me], dc.place[me], dc.s == 0);
         std::vector<void*> ptrs(ring.buf.begin(), ring.buf.end());
         std::vector<DRI_Index> sizes(ptrs.size(), ring.bytes);
         if (dc.v == kNullBuffer) ptrs.back() = nullptr;
@@ -1018,10 +1083,19 @@ class Sequence {
         side.declared |= ok;
         side.shape = d.shape, side.spec = d.spec, side.group = d.group;
         side.layout = layout_[static_cast<std::size_t>(dc.li)].kind;
-        side.mem = dc.mem, side.place = dc.place;
         side.odd_rank = dc.v == kOddLayout ? dc.bad : -1;
         side.skipped_rank = dc.v == kSkip ? dc.bad : -1;
-        if (dc.mem >= 0) mem_[static_cast<std::size_t>(dc.mem)].bound[dc.place] = dc.xi;
+        if (side.mem.empty()) {
+            side.mem.assign(static_cast<std::size_t>(g_size), -1);
+            side.place.assign(static_cast<std::size_t>(g_size), 0);
+        }
+        // A ring lies in the memory of the ranks whose declaration succeeded.
+        for (int r = 0; r < g_size; ++r) {
+            const auto k = static_cast<std::size_t>(r);
+            if (!has(ok, r) || dc.mem[k] < 0) continue;
+            side.mem[k] = dc.mem[k], side.place[k] = dc.place[k];
+            mem_[k][static_cast<std::size_t>(dc.mem[k])].bound[dc.place[k]] = dc.xi;
+        }
     }
 
     // This rank's ring for a declaration: sized and mapped from
@@ -1064,7 +1138,7 @@ class Sequence {
         int value_all = rng_.below(kStrategies);
         // Mostly not SHARED or HYBRID without shared memory: the commit would fail.
         if (legal && (value_all == DRI_STRATEGY_SHARED || value_all == DRI_STRATEGY_HYBRID) &&
-            x.side[0].mem < 0 && rng_.percent(70))
+            !x.side[0].any_mem() && rng_.percent(70))
             value_all = DRI_STRATEGY_P2P;
         int v = legal ? -1 : rng_.below(3);
         if (v == 2 && !x.dead) v = -1;
@@ -1120,26 +1194,40 @@ class Sequence {
     }
 
     // A forced SHARED applies when every pair of different processes that
-    // exchanges data is on one node and reads a ring in DRI_Alloc_mem memory
-    // (or when no process reads from another); a forced HYBRID when some
-    // pair on one node reads such a ring. Otherwise DRI_ERR_BUFFER. Only
-    // asked of transfers that pass validation (the sides fit each other).
+    // exchanges data can use the single copy (or when no process reads from
+    // another); a forced HYBRID when some pair can. Otherwise
+    // DRI_ERR_BUFFER. Only asked of transfers that pass validation (the
+    // sides fit each other).
     Codes build(const Xfer& x) const {
         const int s = agreed_strategy(x);
         if (s != DRI_STRATEGY_SHARED && s != DRI_STRATEGY_HYBRID) return 0;
         if (validation(x)) return 0;
         const Pairs p = pairs(x);
-        const bool shared = x.side[0].mem >= 0;
-        const bool applies = s == DRI_STRATEGY_SHARED
-                                 ? p.across_nodes == 0 && (shared || p.same_node == 0)
-                                 : shared && p.same_node > 0;
+        const bool applies = s == DRI_STRATEGY_SHARED ? p.messages == 0 : p.copies > 0;
         return applies ? 0 : code(DRI_ERR_BUFFER);
     }
 
+    // The strategy a successful commit of x runs: as forced; AUTO's the
+    // single copy for every pair when it applies, else for the pairs that
+    // can (HYBRID), else (and when no process reads from another) P2P; -1
+    // for MEASURE (the fastest of those that apply).
+    int chosen_strategy(const Xfer& x) const {
+        const int s = agreed_strategy(x);
+        if (s == DRI_STRATEGY_MEASURE) return -1;
+        if (s != DRI_STRATEGY_AUTO) return s;
+        const Pairs p = pairs(x);
+        if (p.copies + p.messages == 0) return DRI_STRATEGY_P2P;
+        return p.messages == 0 ? DRI_STRATEGY_SHARED
+               : p.copies > 0  ? DRI_STRATEGY_HYBRID
+                               : DRI_STRATEGY_P2P;
+    }
+
     // The pairs (sender, receiver) of different ranks where the receiver
-    // stores an element the sender owns, by whether both share a node.
+    // stores an element the sender owns: those that can use the single copy
+    // (on one node, the sender's ring in DRI_Alloc_mem memory of its own,
+    // wherever the receiver's ring lies), and the others.
     struct Pairs {
-        int same_node = 0, across_nodes = 0;
+        int copies = 0, messages = 0;
     };
     static Pairs pairs(const Xfer& x) {
         const Side &send = x.side[0], &recv = x.side[1];
@@ -1156,7 +1244,7 @@ class Sequence {
                 if (!meet) continue;
                 const bool same = g_node[static_cast<std::size_t>(sr[i])] ==
                                   g_node[static_cast<std::size_t>(rr[j])];
-                ++(same ? p.same_node : p.across_nodes);
+                ++(same && g_shareable && send.in_mem(sr[i]) ? p.copies : p.messages);
             }
         }
         return p;
@@ -1247,7 +1335,36 @@ class Sequence {
         if ((v == kNegativeCount || v == kStaleOnOne) && !others_fail) expect_message_from(bad);
         if (want == kOk)
             for (int xi : xs)
-                committed(xfer_[static_cast<std::size_t>(xi)]);
+                if (!xfer_[static_cast<std::size_t>(xi)].committed) {
+                    committed(xfer_[static_cast<std::size_t>(xi)]);
+                    check_chosen(xi);
+                }
+    }
+
+    // DRI_Transfer_strategy on the participants of a transfer just
+    // committed: the strategy chosen_strategy() predicts; under MEASURE one
+    // that applies.
+    void check_chosen(int xi) {
+        const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        const int want = chosen_strategy(x);
+        call(format("DRI_Transfer_strategy(xfer %d \"%s\") [%s asked, %s expected]", xi,
+                    x.name.c_str(), kStrategyText[agreed_strategy(x)],
+                    want >= 0 ? kStrategyText[want] : "one that applies"));
+        if (!has(x.roles(), g_rank)) return;
+        DRI_Strategy got = DRI_STRATEGY_MEASURE;
+        expect(DRI_Transfer_strategy(x.h, &got), kOk);
+        const int g = static_cast<int>(got);
+        const Pairs p = pairs(x);
+        const bool fits = want >= 0 ? g == want
+                                    : g != DRI_STRATEGY_AUTO && g != DRI_STRATEGY_MEASURE &&
+                                          g >= 0 && g < kStrategies &&
+                                          (g != DRI_STRATEGY_SHARED || p.messages == 0) &&
+                                          (g != DRI_STRATEGY_HYBRID || p.copies > 0);
+        if (!fits)
+            fail(format("DRI_Transfer_strategy says %s (%d pairs can copy, %d need messages)",
+                        g >= 0 && g < kStrategies ? kStrategyText[g] : "no strategy", p.copies,
+                        p.messages));
+        if (g_rank == 0) ++stats_.chosen[static_cast<std::size_t>(g)];
     }
 
     // Two transfers of one name in one commit are refused (DRI_ERR_DUPLICATE)
@@ -1378,11 +1495,12 @@ class Sequence {
     // Its heap rings are kept to the end of the sequence: nothing may write
     // them any more (a request left behind would).
     void forget(Xfer& x, int xi) {
-        for (Mem& m : mem_)
-            for (int& b : m.bound)
-                if (b == xi) b = -1;
+        for (Mems& ms : mem_)
+            for (Mem& m : ms)
+                for (int& b : m.bound)
+                    if (b == xi) b = -1;
         for (int s = 0; s < 2; ++s)
-            if (x.side[s].ring.nbuf && x.side[s].mem < 0)
+            if (x.side[s].ring.nbuf && !x.side[s].in_mem(g_rank))
                 graves_.push_back({std::move(x.side[s].ring), x.serial, s == 0, x.name});
         x = Xfer{};
         x.dead = true;
@@ -1484,104 +1602,163 @@ class Sequence {
     // A commit commits a transfer on the ranks with a role only.
     static bool committed_on(const Xfer& x, int r) { return x.committed && has(x.roles(), r); }
 
-    // Is memory slot m in a ring of a live transfer, and is that transfer committed?
-    bool referenced(int m) const {
-        const Mem& mm = mem_[static_cast<std::size_t>(m)];
+    // This rank's memory slots.
+    Mems& mine() { return mem_[static_cast<std::size_t>(g_rank)]; }
+
+    // Is rank r's memory slot m in a ring of a live transfer, and is that
+    // transfer committed (on r: its rings pin r's memory, whatever the strategy)?
+    bool referenced(int r, int m) const {
+        const Mem& mm = mem_[static_cast<std::size_t>(r)][static_cast<std::size_t>(m)];
         return mm.bound[0] >= 0 || mm.bound[1] >= 0;
     }
-    bool pinned(int m) const {
-        for (int b : mem_[static_cast<std::size_t>(m)].bound)
-            if (b >= 0 && xfer_[static_cast<std::size_t>(b)].committed) return true;
+    bool pinned(int r, int m) const {
+        for (int b : mem_[static_cast<std::size_t>(r)][static_cast<std::size_t>(m)].bound)
+            if (b >= 0 && committed_on(xfer_[static_cast<std::size_t>(b)], r)) return true;
         return false;
     }
 
-    enum AllocBad { kZeroOnOne, kNegativeOnOne, kNullOnOne, kNullCommAlloc, kAllocBads };
+    // A memory call of rank r alone: every rank describes it (the same calls
+    // everywhere, for --replay), only r makes it. It needs no initialization.
+    void mem_call(int r, const std::string& text) {
+        call(format("%s on rank %d alone", text.c_str(), r));
+        ++stats_.mem_calls;
+        if (!initialized_) ++stats_.mem_uninitialized;
+    }
 
-    // DRI_Alloc_mem, collective: kMemBytes on every rank (or 0 on one).
-    // Bad: a negative size or a NULL result on one rank (the code on every
-    // rank), MPI_COMM_NULL (every rank, found locally).
-    void alloc_mem(bool legal) {
-        const int i = pick(mem_, false);
-        if (i < 0) return free_mem(pick(mem_, true), true);
-        const int v = legal ? -1 : rng_.below(kAllocBads);
-        const int bad = rng_.below(g_size);
-        const bool me = g_rank == bad;
-        Mem& m = mem_[static_cast<std::size_t>(i)];
-        DRI_Index bytes = kMemBytes;
-        if (me && v == kZeroOnOne) bytes = 0;
-        if (me && v == kNegativeOnOne) bytes = -1;
-        void** out = me && v == kNullOnOne ? nullptr : &m.base;
-        const Codes want = v == kNegativeOnOne   ? code(DRI_ERR_ARG)
-                           : v == kNullOnOne     ? code(DRI_ERR_NULL)
-                           : v == kNullCommAlloc ? code(DRI_ERR_GROUP)
-                                                 : kOk;
-        static const char* const what[] = {"0 bytes on rank %d", "-1 bytes on rank %d",
-                                           "NULL result on rank %d", "MPI_COMM_NULL"};
-        call(format("DRI_Alloc_mem(%lld, &mem %d) [%s]", static_cast<long long>(kMemBytes), i,
-                    v < 0 ? "legal arguments" : format(what[v], bad).c_str()));
-        expect_collective(DRI_Alloc_mem(v == kNullCommAlloc ? MPI_COMM_NULL : comm(), bytes, out),
-                          want, true);
-        if (v == kNegativeOnOne || v == kNullOnOne) expect_message_from(bad);
+    enum AllocKind { kAllocRing, kAllocZero, kAllocNegative, kAllocNull, kAllocHuge, kAllocKinds };
+
+    // DRI_Alloc_mem on rank r alone, into its slot i: kMemBytes (room for
+    // two rings), or 0 bytes (legal, holds no ring). Bad: -1 bytes
+    // (DRI_ERR_ARG), a NULL result (DRI_ERR_NULL), INT64_MAX bytes
+    // (DRI_ERR_OVERFLOW): refused on r only.
+    void alloc_mem(int r, int i, int v) {
+        Mem& m = mem_[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)];
+        const DRI_Index bytes = v == kAllocZero       ? 0
+                                : v == kAllocNegative ? -1
+                                : v == kAllocHuge     ? INT64_MAX
+                                                      : kMemBytes;
+        const Codes want = v == kAllocNegative ? code(DRI_ERR_ARG)
+                           : v == kAllocNull   ? code(DRI_ERR_NULL)
+                           : v == kAllocHuge   ? code(DRI_ERR_OVERFLOW)
+                                               : kOk;
+        mem_call(r, format("DRI_Alloc_mem(%lld, %s) [mem %d]", static_cast<long long>(bytes),
+                           v == kAllocNull ? "NULL" : "&base", i));
+        if (r == g_rank) {
+            expect(DRI_Alloc_mem(bytes, v == kAllocNull ? nullptr : &m.base), want);
+            if (want == kOk && reinterpret_cast<std::uintptr_t>(m.base) % 4096 != 0)
+                fail("DRI_Alloc_mem: not page aligned");
+            if (want == kOk) std::memset(m.base, 0x5a, static_cast<std::size_t>(bytes)); // ordinary
+        }
         if (want != kOk) return;
-        if (reinterpret_cast<std::uintptr_t>(m.base) % 4096 != 0)
-            fail("DRI_Alloc_mem: not page aligned");
-        std::memset(m.base, 0x5a, static_cast<std::size_t>(bytes)); // ordinary memory
         m.live = true;
-        m.usable = v != kZeroOnOne;
+        m.usable = v == kAllocRing;
         m.bound[0] = m.bound[1] = -1;
     }
 
-    enum FreeBad { kOffsetOnOne, kOtherOnOne, kFreeBads };
+    // Memory for rings on the ranks of `ranks`, each alone (the others go on).
+    void alloc_on(Mask ranks) {
+        for (int r = 0; r < g_size; ++r)
+            if (has(ranks, r))
+                if (const int i = pick(mem_[static_cast<std::size_t>(r)], false); i >= 0)
+                    alloc_mem(r, i, kAllocRing);
+    }
 
-    // DRI_Free_mem, collective. Refused everywhere, freeing nothing, while a
-    // committed transfer uses the memory (DRI_ERR_STATE, whatever the
-    // strategy), for an address DRI_Alloc_mem did not return on one rank
-    // (DRI_ERR_ARG) and for different allocations (DRI_ERR_INCONSISTENT).
-    // Memory an uncommitted transfer's ring lies in must outlive the
-    // transfer: then only calls that are refused are made.
-    void free_mem(int i, bool legal) {
-        int v = legal ? -1 : rng_.below(kFreeBads);
-        const int bad = rng_.below(g_size);
-        const bool again = rng_.percent(30);
-        Mem& m = mem_[static_cast<std::size_t>(i)];
-        const int other = pick_if(mem_, [&](const Mem& o) { return &o != &m; });
-        if (v == kOtherOnOne && (other < 0 || g_size < 2)) v = -1;
-        if (v < 0 && referenced(i) && !pinned(i)) v = kOffsetOnOne; // a ring in use must stay
-        const bool me = g_rank == bad;
-        void* base = m.base;
-        if (v == kOffsetOnOne && me) base = static_cast<char*>(base) + 1;
-        if (v == kOtherOnOne && me) base = mem_[static_cast<std::size_t>(other)].base;
-        Codes want = 0;
-        if (v == kOffsetOnOne) want |= code(DRI_ERR_ARG);
-        if (pinned(i)) want |= code(DRI_ERR_STATE);
-        if (v == kOtherOnOne)
-            want |= code(DRI_ERR_INCONSISTENT) | (pinned(other) ? code(DRI_ERR_STATE) : 0);
-        if (!want) want = kOk;
-        static const char* const what[] = {"the address + 1 on rank %d",
-                                           "another allocation on rank %d"};
-        call(format("DRI_Free_mem(mem %d) [%s%s]", i,
-                    v < 0 ? "legal arguments" : format(what[v], bad).c_str(),
-                    pinned(i) ? ", a committed transfer uses it" : ""));
-        expect_collective(DRI_Free_mem(base), want, true);
-        if (v == kOffsetOnOne && !pinned(i)) expect_message_from(bad);
-        if (pinned(i)) ++stats_.pinned_refusals;
+    enum FreeKind { kFree, kFreeTwice, kFreeOffset, kFreeNull, kFreeKinds };
+
+    // DRI_Free_mem on rank r alone, of its slot i. Refused on r only,
+    // freeing nothing: while a committed transfer of r uses the memory
+    // (DRI_ERR_STATE, whatever the strategy), and for an address
+    // DRI_Alloc_mem did not return: the base + 1, NULL, the base just freed
+    // (kFreeTwice: freed, then again; no allocation came in between, so the
+    // address cannot have been handed out again) (DRI_ERR_ARG). Memory an
+    // uncommitted transfer's ring lies in must outlive the transfer: then
+    // only calls that are refused are made.
+    void free_mem(int r, int i, int v) {
+        Mem& m = mem_[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)];
+        if ((v == kFree || v == kFreeTwice) && referenced(r, i) && !pinned(r, i)) v = kFreeOffset;
+        const bool pin = pinned(r, i);
+        const Codes want = v == kFreeOffset || v == kFreeNull ? code(DRI_ERR_ARG)
+                           : pin                              ? code(DRI_ERR_STATE)
+                                                              : kOk;
+        static const char* const what[] = {"base", "base", "base + 1", "NULL"};
+        mem_call(r, format("DRI_Free_mem(%s) [mem %d%s]", what[v], i,
+                           pin ? ", a committed transfer uses it" : ""));
+        if (r == g_rank) {
+            void* base = v == kFreeOffset ? static_cast<char*>(m.base) + 1
+                         : v == kFreeNull ? nullptr
+                                          : m.base;
+            expect(DRI_Free_mem(base), want);
+        }
+        if (want == code(DRI_ERR_STATE)) ++stats_.pinned_refusals;
         if (want != kOk) return;
         m.stale = m.base;
         m.base = nullptr;
         m.live = m.usable = false;
         m.dead = true;
-        if (!again) return;
-        // Freed twice: no allocation came in between, so the address cannot
-        // have been handed out again.
-        call(format("DRI_Free_mem(mem %d) [freed twice]", i));
-        expect_collective(DRI_Free_mem(m.stale), code(DRI_ERR_ARG), true);
+        if (v != kFreeTwice) return;
+        mem_call(r, format("DRI_Free_mem(base) [mem %d, freed twice]", i));
+        if (r == g_rank) expect(DRI_Free_mem(m.stale), code(DRI_ERR_ARG));
+    }
+
+    // Memory calls, each rank on a schedule of its own: 0 to 2 calls per
+    // rank, drawn from its own generator (an allocation into a free slot or
+    // a free of a live one, legal in `legal` percent, else with a bad
+    // argument), so that ranks allocate and free in different orders and at
+    // different moments, and go on alone to what comes next.
+    void memory_step(int legal) {
+        const std::uint64_t salt = rng_.next();
+        for (int r = 0; r < g_size; ++r) {
+            Rng own = rank_rng(salt, r);
+            const Mems& mm = mem_[static_cast<std::size_t>(r)];
+            for (int n = own.below(3); n > 0; --n) {
+                const int live = pick(mm, true, own), idle = pick(mm, false, own);
+                const bool ok = own.percent(legal);
+                if (idle >= 0 && (live < 0 || own.percent(50)))
+                    alloc_mem(r, idle,
+                              ok ? (own.percent(15) ? kAllocZero : kAllocRing)
+                                 : kAllocNegative + own.below(kAllocKinds - kAllocNegative));
+                else if (live >= 0)
+                    free_mem(r, live,
+                             ok ? (own.percent(30) ? kFreeTwice : kFree)
+                                : kFreeOffset + own.below(kFreeKinds - kFreeOffset));
+            }
+        }
+    }
+
+    // Every rank frees its memory (no transfer uses it), legally, alone, in
+    // an order of its own.
+    void free_all_mem() {
+        const std::uint64_t salt = rng_.next();
+        for (int r = 0; r < g_size; ++r) {
+            Rng own = rank_rng(salt, r);
+            const int first = own.below(2);
+            for (int k = 0; k < 2; ++k)
+                if (const int i = (first + k) % 2;
+                    mem_[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)].live)
+                    free_mem(r, i, own.percent(30) ? kFreeTwice : kFree);
+        }
+    }
+
+    // A base DRI_Free_mem freed, freed again on one rank alone: DRI_ERR_ARG.
+    // While that rank holds no allocation in its slots, the address cannot
+    // have been handed out again.
+    void free_stale_mem() {
+        const int r = rng_.below(g_size);
+        const Mems& mm = mem_[static_cast<std::size_t>(r)];
+        const int i = pick_dead(mm);
+        if (i < 0 || pick(mm, true) >= 0) return;
+        mem_call(r, format("DRI_Free_mem(base freed before) [mem %d]", i));
+        if (r == g_rank)
+            expect(DRI_Free_mem(mine()[static_cast<std::size_t>(i)].stale), code(DRI_ERR_ARG));
     }
 
     // ---- finalize and init -------------------------------------------------------------
 
     // DRI_Finalize on every rank: reorganizations in flight complete (the
-    // data arrives; rings in DRI_Alloc_mem memory are freed with it), every
-    // handle becomes stale.
+    // data arrives), every handle becomes stale, and the transfers no longer
+    // pin memory. DRI_Finalize frees no memory: it stays valid and the
+    // user's (rings in it keep their data) until DRI_Free_mem, which works
+    // after DRI_Finalize too.
     void finalize() {
         int flights = 0;
         for (const Xfer& x : xfer_)
@@ -1592,18 +1769,17 @@ class Sequence {
             Xfer& x = xfer_[i];
             if (!x.live) continue;
             if (x.in_flight) {
-                if (has(x.roles(), g_rank))
-                    deliver_local(x, "after DRI_Finalize completed it", true);
+                if (has(x.roles(), g_rank)) deliver_local(x, "after DRI_Finalize completed it");
                 finish(x), ++stats_.teardowns_in_flight;
+            } else {
+                for (int s = 0; s < 2; ++s)
+                    if (x.side[s].in_mem(g_rank)) check_ring(x, s, "after DRI_Finalize");
             }
             const DRI_Transfer old = x.h;
             forget(x, static_cast<int>(i));
             x.stale = old;
         }
         stale_all(gdo_), stale_all(part_), stale_all(group_), stale_all(dist_), stale_all(layout_);
-        for (Mem& m : mem_)
-            if (m.live)
-                m.stale = m.base, m.base = nullptr, m.live = m.usable = false, m.dead = true;
         initialized_ = false;
         ++stats_.finalizes;
         check_initialized(0);
@@ -1629,16 +1805,16 @@ class Sequence {
         check_initialized(1);
     }
 
-    // Between DRI_Finalize and DRI_Init: DRI_Init, or a call that must be
-    // refused with DRI_ERR_NOT_INITIALIZED (on every rank, before any
-    // communication).
+    // Between DRI_Finalize and DRI_Init: DRI_Init, memory calls (local, no
+    // initialization needed: they succeed or are refused as at any other
+    // time), or a call that must be refused with DRI_ERR_NOT_INITIALIZED (on
+    // every rank, before any communication).
     void uninitialized_step() {
         const int k = rng_.below(10);
         if (k < 3) return init();
         const Codes want = code(DRI_ERR_NOT_INITIALIZED);
-        const int dx = pick_dead(xfer_), dg = pick_dead(gdo_), dm = pick_dead(mem_);
+        const int dx = pick_dead(xfer_), dg = pick_dead(gdo_);
         DRI_Globaldata g = nullptr;
-        void* p = nullptr;
         const DRI_Index ext[1] = {4};
         switch (k) {
         case 3:
@@ -1659,13 +1835,11 @@ class Sequence {
             expect(DRI_Do(dx >= 0 ? xfer_[static_cast<std::size_t>(dx)].stale : nullptr), want);
             break;
         case 7:
-            call("DRI_Alloc_mem(64, &p)");
-            expect(DRI_Alloc_mem(64, &p), want);
+            memory_step(80);
             break;
         case 8:
-            call("DRI_Free_mem(a base freed by DRI_Finalize)");
-            expect(DRI_Free_mem(dm >= 0 ? mem_[static_cast<std::size_t>(dm)].stale : nullptr),
-                   want);
+            if (rng_.percent(30)) return free_stale_mem();
+            memory_step(100);
             break;
         default:
             call("DRI_Commit(comm, 0, NULL)");
@@ -1769,13 +1943,7 @@ class Sequence {
             call(format("DRI_Layout_destroy(&stale layout %d)", i));
             expect(DRI_Layout_destroy(&copy), want);
         } else if (k == 5) {
-            // Memory DRI_Finalize or DRI_Free_mem freed; while nothing is
-            // allocated its address cannot have been handed out again.
-            const int i = pick_dead(mem_);
-            if (i < 0 || pick(mem_, true) >= 0) return;
-            call(format("DRI_Free_mem(freed mem %d)", i));
-            expect_collective(DRI_Free_mem(mem_[static_cast<std::size_t>(i)].stale),
-                              code(DRI_ERR_ARG), true);
+            free_stale_mem();
         } else {
             const int i = pick_dead(xfer_);
             if (i < 0) return;
@@ -1979,9 +2147,17 @@ class Sequence {
         if (w < 82) return current(xi);
         if (w < 86) return reverse(xi);
         if (w < 92) {
-            const int m = pick_if(
-                mem_, [&](const Mem& mm) { return mm.bound[0] == xi || mm.bound[1] == xi; });
-            if (m >= 0) return free_mem(m, true); // refused: the committed transfer uses it
+            // A rank whose ring lies in its memory frees it alone: refused,
+            // the committed transfer uses it.
+            std::vector<int> holders;
+            for (int r = 0; r < g_size; ++r)
+                for (int s = 0; s < 2; ++s)
+                    if (x.side[s].in_mem(r)) holders.push_back(r * 2 + s);
+            if (!holders.empty()) {
+                const int h =
+                    holders[static_cast<std::size_t>(rng_.below(static_cast<int>(holders.size())))];
+                return free_mem(h / 2, x.side[h % 2].mem[static_cast<std::size_t>(h / 2)], kFree);
+            }
         }
         return destroy_xfer(xi);
     }
@@ -2006,11 +2182,7 @@ class Sequence {
         if (w < 69) return destroy_any(rng_.percent(80));
         if (w < 73) return query();
         if (w < 78) return use_stale();
-        if (w < 85) return alloc_mem(rng_.percent(70));
-        if (w < 91) {
-            const int m = pick(mem_, true);
-            return m >= 0 ? free_mem(m, rng_.percent(50)) : alloc_mem(true);
-        }
+        if (w < 91) return memory_step(w < 85 ? 80 : 50);
         if (w < 93) return finalize();
         return odd_call();
     }
@@ -2028,18 +2200,18 @@ class Sequence {
 
     // ---- the end of a sequence ----------------------------------------------------------------
 
-    // Everything destroyed (legally), then: the library holds no MPI handle,
-    // and every collective call returned the same code on every rank.
+    // Everything destroyed and freed (legally; the memory before DRI_Init
+    // where the sequence ended finalized), then: the library holds no MPI
+    // handle, and every collective call returned the same code on every rank.
     void teardown() {
         step_ = opt_.steps + 1;
-        if (!initialized_) init();
+        if (!initialized_) free_all_mem(), init();
         for (std::size_t i = 0; i < xfer_.size(); ++i) {
             if (!xfer_[i].live) continue;
             if (xfer_[i].in_flight) reorganize(static_cast<int>(i), kWait);
             destroy_xfer(static_cast<int>(i));
         }
-        for (std::size_t i = 0; i < mem_.size(); ++i)
-            if (mem_[i].live) free_mem(static_cast<int>(i), true);
+        free_all_mem();
         for (int i = 0; i < 3; ++i) {
             if (dist_[static_cast<std::size_t>(i)].live) destroy_dist(i, true);
             if (i < 2 && layout_[static_cast<std::size_t>(i)].live) destroy_layout(i, true);
@@ -2070,7 +2242,7 @@ class Sequence {
     std::array<Dist, 3> dist_{};
     std::array<Layout, 2> layout_{};
     std::array<Xfer, 3> xfer_{};
-    std::array<Mem, 2> mem_{};
+    std::vector<Mems> mem_ = std::vector<Mems>(static_cast<std::size_t>(g_size)); // per rank
     std::vector<Grave> graves_;             // the heap rings of destroyed transfers
     std::vector<int> agreed_;               // per collective call: this rank's code, or kAbsent
     std::vector<std::string> agreed_calls_; // and the call
@@ -2105,13 +2277,19 @@ bool parse(int argc, char** argv, Options& o, bool& seed_given) {
 
 void summary(const Stats& s, int sequences, double seconds) {
     std::printf("lifetime: %d sequences passed in %.1f s: %ld calls, %ld commits, %ld frames "
-                "verified, %ld teardowns in flight, %ld finalizes, %ld DRI_Free_mem refused "
+                "verified, %ld teardowns in flight, %ld finalizes, %ld memory calls by one rank "
+                "alone (%ld between DRI_Finalize and DRI_Init), %ld DRI_Free_mem refused "
                 "(memory in use), %ld completed in crossed orders, %ld reverses\n",
                 sequences, seconds, s.calls, s.commits, s.frames, s.teardowns_in_flight,
-                s.finalizes, s.pinned_refusals, s.crossed, s.reverses);
+                s.finalizes, s.mem_calls, s.mem_uninitialized, s.pinned_refusals, s.crossed,
+                s.reverses);
     std::printf("lifetime: commits by strategy:");
     for (int k = 0; k < kStrategies; ++k)
         std::printf(" %s %ld", kStrategyText[k], s.strategies[static_cast<std::size_t>(k)]);
+    std::printf("\nlifetime: strategies run (rank 0's commits):");
+    for (int k = 0; k < kStrategies; ++k)
+        if (s.chosen[static_cast<std::size_t>(k)])
+            std::printf(" %s %ld", kStrategyText[k], s.chosen[static_cast<std::size_t>(k)]);
     std::printf("\nlifetime: codes returned:");
     for (int c = 0; c < 32; ++c)
         if (s.codes[static_cast<std::size_t>(c)])
@@ -2146,6 +2324,8 @@ int main(int argc, char** argv) {
     }
     MPI_Bcast(&opt.seed, 1, MPI_UNSIGNED_LONG_LONG, 0, comm());
     g_node = dri::test::node_of_ranks();
+    const char* shm = std::getenv("DRI_SHARED_MEMORY");
+    g_shareable = !(shm && std::strcmp(shm, "off") == 0);
     const int nodes = dri::test::node_count();
     const int first = opt.replay >= 0 ? opt.replay : 0;
     const int last = opt.replay >= 0 ? opt.replay + 1 : opt.sequences;
@@ -2154,7 +2334,15 @@ int main(int argc, char** argv) {
                     opt.seed, last - first, opt.steps, g_size, nodes,
                     opt.replay >= 0 ? format(": replaying sequence %d", opt.replay).c_str() : "");
     std::fflush(stdout);
-    int failed = DRI_Init() != DRI_SUCCESS;
+    // Memory is each process's own, with or without DRI: allocated before
+    // DRI_Init (sizes differ per rank, rank 0 asks 0 bytes), held through
+    // every sequence, freed after the last DRI_Finalize, its contents intact.
+    const auto early_bytes = static_cast<std::size_t>(100 * g_rank);
+    void* early = nullptr;
+    int failed = DRI_Alloc_mem(static_cast<DRI_Index>(early_bytes), &early) != DRI_SUCCESS;
+    if (failed) std::fprintf(stderr, "rank %d: DRI_Alloc_mem before DRI_Init failed\n", g_rank);
+    if (!failed) std::memset(early, 0x3c, early_bytes);
+    failed |= DRI_Init() != DRI_SUCCESS;
     Stats stats;
     const double t0 = MPI_Wtime();
     int done = 0;
@@ -2187,6 +2375,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "rank %d: dri holds %ld MPI handles after DRI_Finalize\n", g_rank,
                      dri::detail::live_handles());
         failed = 1;
+    }
+    if (early) {
+        const auto* b = static_cast<const unsigned char*>(early);
+        if (std::count(b, b + early_bytes, 0x3c) != static_cast<std::ptrdiff_t>(early_bytes))
+            std::fprintf(stderr, "rank %d: memory allocated before DRI_Init changed\n", g_rank),
+                failed = 1;
+        if (DRI_Free_mem(early) != DRI_SUCCESS)
+            std::fprintf(stderr, "rank %d: DRI_Free_mem after DRI_Finalize failed: %s\n", g_rank,
+                         DRI_Last_error_message()),
+                failed = 1;
     }
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm());
     if (g_rank == 0 && !failed) {
