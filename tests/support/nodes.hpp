@@ -66,9 +66,11 @@ inline PairsByNode pairs_by_node(const core::Side& send, const core::Side& recv,
 }
 
 // Whether a forced strategy applies (commit succeeds) to a transfer with
-// these pairs; `shared_buffers`: the send rings are from DRI_Alloc_mem over
-// world(). SHARED needs every pair on one node with its sender's ring in
-// shared memory, HYBRID at least one such pair; the others always apply.
+// these pairs; `shared_buffers`: every sender's ring is in node shared
+// memory (DRI_Alloc_mem, dri::allocator, OwnedRing), or none is (a mix needs
+// the per-pair rule of test_lifetime_mpi). SHARED needs every pair on one
+// node with its sender's ring in shared memory, HYBRID at least one such
+// pair; the others always apply.
 inline bool forced_applies(dri::Strategy s, const PairsByNode& p, bool shared_buffers) {
     if (s == dri::Strategy::shared)
         return p.across_nodes == 0 && (shared_buffers || p.same_node == 0);
@@ -76,8 +78,8 @@ inline bool forced_applies(dri::Strategy s, const PairsByNode& p, bool shared_bu
     return true;
 }
 
-// AUTO's choice for a transfer whose send rings are in DRI shared memory
-// over world(): SHARED when every pair is on one node, HYBRID when some are,
+// AUTO's choice for a transfer whose every send ring is in node shared
+// memory: SHARED when every pair is on one node, HYBRID when some are,
 // P2P otherwise (and when no process reads from another).
 inline dri::Strategy auto_choice(const PairsByNode& p) {
     if (p.same_node == 0) return dri::Strategy::p2p;
