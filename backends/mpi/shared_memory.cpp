@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,10 +42,25 @@ bool memory_files_wanted() {
     return !(v && std::strcmp(v, "off") == 0);
 }
 
+// Each allocation holds a descriptor: the soft limit on open files (often
+// 1024) is raised once to the hard one, as Go's runtime does, so that rings
+// of many buffers stay shareable. Past the hard limit allocations are
+// ordinary memory (memory_file fails with EMFILE).
+void raise_descriptor_limit() {
+    static const bool raised = [] {
+        rlimit r{};
+        if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur >= r.rlim_max) return false;
+        r.rlim_cur = r.rlim_max;
+        return setrlimit(RLIMIT_NOFILE, &r) == 0;
+    }();
+    (void)raised;
+}
+
 // An anonymous memory file of `bytes`, readable and writable by its owner's
-// user only, or -1 where the system has none.
+// user only, or -1 where the system has none (or no descriptor is left).
 int memory_file(Index bytes) {
     if (!memory_files_wanted()) return -1;
+    raise_descriptor_limit();
     const int fd = memfd_create("dri", MFD_CLOEXEC);
     if (fd < 0) return -1;
     if (fchmod(fd, S_IRUSR | S_IWUSR) != 0 || ftruncate(fd, bytes) != 0) {

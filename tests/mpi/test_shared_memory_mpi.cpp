@@ -15,6 +15,7 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -274,4 +275,27 @@ TEST_CASE("HYBRID forced where no two processes exchange data says so") {
         why = e.what();
     }
     CHECK_MESSAGE(why.find("no two distinct processes exchange data") != std::string::npos, why);
+}
+
+TEST_CASE("allocations past the limit on open files are ordinary memory, never a failure") {
+    rlimit saved{};
+    REQUIRE(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+    int open_now = 0; // the lowest free descriptor bounds what is open
+    open_now = dup(0);
+    close(open_now);
+    rlimit low = saved;
+    low.rlim_cur = static_cast<rlim_t>(open_now + 2);
+    REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+    std::vector<dri::SharedMemory> many;
+    for (int i = 0; i < 8; ++i)
+        many.emplace_back(4096);
+    REQUIRE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+    int ordinary = 0;
+    for (const dri::SharedMemory& m : many) {
+        m.data()[4095] = std::byte{1}; // usable memory either way
+        const dri::detail::SharedBlock* b = dri::detail::shared_find_own(m.data(), 1);
+        REQUIRE(b != nullptr);
+        ordinary += b->id.fd < 0 ? 1 : 0;
+    }
+    CHECK(ordinary >= 6);
 }
