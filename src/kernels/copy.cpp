@@ -51,9 +51,11 @@ void transpose(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, I
 // 64-byte line: 8 x 8 elements of 8 bytes, 4 x 4 of 16 bytes, 8 x 16 of 4
 // bytes. Large copies use non-temporal stores when the destination is aligned,
 // like memcpy: every destination line is then written once, whole, and never
-// read. Micro tiles are visited in blocks of one page of each source row by
-// 64 source rows, down the block's columns: a source row is a separate page
-// (and DRAM row) in a large transpose, and going down keeps the eight
+// read. "Large" is the whole copy (every slice of a region together), not one
+// 2-D slice: a pencil's region is 256 slices of 64 KiB, 16 MiB in all, whose
+// destination is as far out of the cache as one 16 MiB slice's would be. Micro tiles are visited in
+// blocks of one page of each source row by 64 source rows, down the block's columns: a source row
+// is a separate page (and DRAM row) in a large transpose, and going down keeps the eight
 // destination rows of a micro tile streaming. Measured on this machine (AMD
 // EPYC, 4096 x 4096 x 8 bytes): 10.3 ms against 13.4 ms for 4 x 4 tiles of 32
 // x 32 with half-line stores, memcpy of the same bytes 5.7 ms.
@@ -181,13 +183,14 @@ void transpose(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, I
 // destination rows are equally aligned, the destination lines are whole and
 // large copies can use non-temporal stores.
 template <Index E>
-bool transpose_vector(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, Index dx) {
+bool transpose_vector(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, Index dx,
+                      bool large) {
     if (!has_avx2()) return false;
     constexpr Index mx = micro_x<E>, my = 64 / E;
     const auto addr = static_cast<Index>(reinterpret_cast<std::uintptr_t>(d) % 64);
     Index peel = 0;
     bool nt = false;
-    if (nx * ny * E >= nt_threshold && dx % 64 == 0 && addr % E == 0) {
+    if (large && dx % 64 == 0 && addr % E == 0) {
         peel = ((64 - addr) % 64) / E;
         nt = true;
     }
@@ -213,7 +216,47 @@ bool transpose_vector(const std::byte* s, std::byte* d, Index nx, Index ny, Inde
     if (by < ny) transpose<E>(s + by * sy, d + by * E, bx, ny - by, sy, dx, E);
     return true;
 }
+
+// Copies a run of n bytes, the destination's whole 64-byte lines with
+// non-temporal stores (the caller fences), the partial lines at either end
+// with memcpy. For large copies whose runs are contiguous on both sides:
+// glibc's memcpy streams only when one call is large, so runs of 1 KiB (a
+// slab reshape of 256^3 doubles) went through the cache and paid a read for
+// ownership of every destination line, 2.1x the time of one memcpy of the
+// same bytes; streamed, 0.75x (CPU time, this machine, docs/bench.md).
+__attribute__((target("avx2"))) void stream_run(const std::byte* s, std::byte* d, Index n) {
+    const auto head = static_cast<Index>((64 - reinterpret_cast<std::uintptr_t>(d) % 64) % 64);
+    if (n < head + 64) {
+        std::memcpy(d, s, static_cast<std::size_t>(n));
+        return;
+    }
+    std::memcpy(d, s, static_cast<std::size_t>(head));
+    s += head;
+    d += head;
+    n -= head;
+    for (; n >= 64; n -= 64, s += 64, d += 64) {
+        const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+        const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32));
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(d), lo);
+        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + 32), hi);
+    }
+    if (n > 0) std::memcpy(d, s, static_cast<std::size_t>(n));
+}
+
+// Runs shorter than this are mostly partial lines: plain memcpy.
+constexpr Index min_stream_run = 256;
 #endif
+
+// Whether a copy of `bytes` in all should bypass the cache (non-temporal
+// stores): it is then too large for its destination to be found there.
+bool large_copy(Index bytes) {
+#if DRI_X86_KERNELS
+    return bytes >= nt_threshold && has_avx2();
+#else
+    (void)bytes;
+    return false;
+#endif
+}
 
 template <Index E>
 void copy_impl(const std::byte* src, std::byte* dst, const Axis* axes, int k, Index elem) {
@@ -223,10 +266,23 @@ void copy_impl(const std::byte* src, std::byte* dst, const Axis* axes, int k, In
         return;
     }
     const Axis& in = axes[k - 1];
+    Index total = e;
+    for (int a = 0; a < k; ++a)
+        total *= axes[a].n;
+    [[maybe_unused]] const bool large = large_copy(total);
     if (in.s == e && in.r == e) { // contiguous on both sides
-        const auto bytes = static_cast<std::size_t>(in.n * e);
-        for_each_offset(axes, k - 1,
-                        [&](Index so, Index ro) { std::memcpy(dst + ro, src + so, bytes); });
+        const Index bytes = in.n * e;
+#if DRI_X86_KERNELS
+        if (large && bytes >= min_stream_run) {
+            for_each_offset(axes, k - 1,
+                            [&](Index so, Index ro) { stream_run(src + so, dst + ro, bytes); });
+            _mm_sfence();
+            return;
+        }
+#endif
+        for_each_offset(axes, k - 1, [&](Index so, Index ro) {
+            std::memcpy(dst + ro, src + so, static_cast<std::size_t>(bytes));
+        });
         return;
     }
     int ax = -1, ay = -1; // axes contiguous in the source / in the destination
@@ -244,7 +300,7 @@ void copy_impl(const std::byte* src, std::byte* dst, const Axis* axes, int k, In
         for_each_offset(rest, nr, [&](Index so, Index ro) {
 #if DRI_X86_KERNELS
             if constexpr (E == 4 || E == 8 || E == 16)
-                if (transpose_vector<E>(src + so, dst + ro, x.n, y.n, y.s, x.r)) return;
+                if (transpose_vector<E>(src + so, dst + ro, x.n, y.n, y.s, x.r, large)) return;
 #endif
             transpose<E>(src + so, dst + ro, x.n, y.n, y.s, x.r, elem);
         });
