@@ -156,7 +156,8 @@ TEST_CASE("large copies of small slices and runs (non-temporal stores) equal the
          {{65, 4096 * 80, 4096 * 80}, {67, 4096, 16}, {69, 16, 4096}},
          65 * 4096 * 80,
          65 * 4096 * 80},
-        // A slab reshape: runs of 1000 bytes read 2 KiB apart, written densely...
+        // A slab reshape: runs of 1000 bytes read 2 KiB apart (eight at a time,
+        // 6 rows left over), written densely...
         {8,
          {{70, 2048 * 64, 1000 * 64}, {64, 2048, 1000}, {125, 8, 8}},
          70 * 2048 * 64,
@@ -166,6 +167,17 @@ TEST_CASE("large copies of small slices and runs (non-temporal stores) equal the
          {{70, 1000 * 64, 2048 * 64}, {64, 1000, 2048}, {125, 8, 8}},
          70 * 1000 * 64,
          70 * 2048 * 64},
+        // Few outer rows: the runs are read eight at a time along the second
+        // axis (4 rows left over); then with destination rows whose eighths
+        // are not equally aligned, one run at a time.
+        {8,
+         {{5, 2048 * 1100, 1024 * 1100}, {1100, 2048, 1024}, {125, 8, 8}},
+         5 * 2048 * 1100,
+         5 * 1024 * 1100},
+        {8,
+         {{5, 2048 * 1100, 1000 * 1100}, {1100, 2048, 1000}, {125, 8, 8}},
+         5 * 2048 * 1100,
+         5 * 1000 * 1100},
         // Runs of exactly 256 bytes (the shortest streamed) of 1-byte elements,
         // and runs of 200 bytes (copied with memcpy) of 2-byte elements.
         {1, {{17000, 300, 256}, {256, 1, 1}}, 17000 * 300, 17000 * 256},
