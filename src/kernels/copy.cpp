@@ -263,11 +263,16 @@ constexpr Index min_stream_run = 256;
 // bandwidth of a contiguous read here: each run is too short for the
 // hardware prefetcher to run ahead, so few lines are in flight. Eight runs
 // far apart, read in turn, keep eight streams of misses going: 1.65x faster
-// reads (this machine, AMD EPYC, CPU time).
+// reads (this machine, AMD EPYC, CPU time). Each line read also prefetches
+// the same line of the stream's next run, `ahead` bytes on (the next run
+// along the innermost outer axis; a wrong guess at a wrap costs one useless
+// prefetch, which never faults): a slab reshape's copy (256^3 doubles, 1 KiB
+// runs 2 KiB apart) went from 1.29x to 1.22x memcpy's time, medians of 8
+// paired runs (two or four runs ahead: no gain).
 constexpr int read_streams = 8;
 
 __attribute__((target("avx2"))) void stream_runs(const std::byte* const* s, std::byte* const* d,
-                                                 Index n) {
+                                                 Index n, Index ahead) {
     const auto head = static_cast<Index>((64 - reinterpret_cast<std::uintptr_t>(d[0]) % 64) % 64);
     if (n < head + 64) {
         for (int c = 0; c < read_streams; ++c)
@@ -279,6 +284,10 @@ __attribute__((target("avx2"))) void stream_runs(const std::byte* const* s, std:
     Index i = head;
     for (; i + 64 <= n; i += 64)
         for (int c = 0; c < read_streams; ++c) {
+            // An address, not a pointer: it may lie past the source.
+            _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(s[c]) +
+                                                       static_cast<std::uintptr_t>(i + ahead)),
+                         _MM_HINT_T0);
             const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s[c] + i));
             const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s[c] + i + 32));
             _mm256_stream_si256(reinterpret_cast<__m256i*>(d[c] + i), lo);
@@ -313,7 +322,7 @@ void stream_all_runs(const std::byte* src, std::byte* dst, const Axis* axes, int
                 s[c] = src + so + c * ps;
                 d[c] = dst + ro + c * pr;
             }
-            stream_runs(s, d, bytes);
+            stream_runs(s, d, bytes, axes[k - 2].s);
         });
         done = part * read_streams;
         box[cut].n = axes[cut].n - done;
