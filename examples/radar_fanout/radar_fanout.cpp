@@ -88,11 +88,15 @@ cf gradient(Index g, Index j, const Options& o, int k) {
     return e;
 }
 
+// A buffer in node shared memory: as send buffers, receivers on the same
+// node copy straight from them (AUTO picks the single copy).
+using Buffer = std::vector<cf, dri::allocator<cf>>;
+
 // One side of "pulses" on this process: distribution, block, ring.
 struct Side {
     std::optional<dri::Distribution> dist;
     dri::BlockInfo block;
-    std::vector<std::vector<cf>> ring;
+    std::vector<Buffer> ring;
     // Stored cell (local row i, local column j) of buffer b: the layout is in
     // the strides, so the same code reads row-major and column-major blocks.
     cf& at(int b, Index i, Index j) {
@@ -108,7 +112,7 @@ bool join(Side& s, const dri::GlobalData& cube, std::vector<dri::DimPart> parts,
     s.dist.emplace(cube, dri::Partition(std::move(parts)), group);
     s.block = s.dist->block(layout);
     s.ring.assign(static_cast<std::size_t>(buffers),
-                  std::vector<cf>(static_cast<std::size_t>(s.block.bytes) / sizeof(cf)));
+                  Buffer(static_cast<std::size_t>(s.block.bytes) / sizeof(cf)));
     return true;
 }
 
