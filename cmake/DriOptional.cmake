@@ -13,7 +13,8 @@
 # it, tools/test.sh and the docs test read it.
 
 set(DRI_OPTIONAL_COMPONENTS
-    ScaLAPACK FFTW Python NumPy pytest mpi4py OpenMPI Doxygen clang-format gnuplot)
+    ScaLAPACK FFTW Python NumPy pytest mpi4py mpi4py-fft OpenMPI Doxygen clang-format
+    gnuplot)
 set(DRI_WITHOUT "" CACHE STRING
     "Optional components to build without, as if absent: 'all' or names from DRI_OPTIONAL_COMPONENTS")
 foreach(name IN LISTS DRI_WITHOUT)
@@ -123,6 +124,20 @@ dri_optional_python_module(NumPy numpy python3-numpy
   "the Python tests and examples (the module needs NumPy to run)")
 dri_optional_python_module(pytest pytest python3-pytest "the Python module's pytest suites")
 dri_optional_python_module(mpi4py mpi4py python3-mpi4py "the Python mpi4py interop tests")
+# mpi4py_fft's package imports mpi4py.MPI (initializing its MPI library):
+# look for it without importing it.
+dri_optional_hidden(mpi4py-fft hidden)
+set(found FALSE)
+if(NOT hidden AND DRI_HAVE_Python)
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c
+                  "import importlib.util, sys; sys.exit(importlib.util.find_spec('mpi4py_fft') is None)"
+                  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+  if(rc EQUAL 0)
+    set(found TRUE)
+  endif()
+endif()
+dri_optional(mpi4py-fft "${found}" PACKAGE python3-mpi4py-fft
+  WITHOUT "the mpi4py-fft pencil tests and benchmark (bench/python/mpi4py_fft_bench.py)")
 
 # openmpi-bin (which libscalapack-mpich-dev and python3-mpi4py pull in) has
 # the compiler wrappers without the headers: found means the wrapper's

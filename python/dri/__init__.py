@@ -36,6 +36,9 @@ from ._dri import (  # noqa: E402
     ERR_BUFFER_COUNT, ERR_STATE, ERR_NOT_INITIALIZED, ERR_GROUP,
     ERR_INCONSISTENT, ERR_MPI, ERR_NO_MEMORY, ERR_INTERNAL)
 
+from ._pencil import (  # noqa: E402
+    grid_group, pencil_distribution, pencil_group, pencil_partition)
+
 #: The version of the dri library this module is built with (libdri's).
 __version__ = _dri.__version__
 
@@ -99,8 +102,9 @@ __all__ = [
     "ForeignMPIWarning", "GlobalData", "Group", "Layout", "Partition",
     "Session", "SharedMemory", "Strategy", "Transfer", "Type", "commit",
     "corner_turn", "corner_turn_blocks", "empty", "empty_like",
-    "error_string", "finalize", "init", "initialized", "mpi4py_compatible",
-    "zeros",
+    "error_string", "finalize", "grid_group", "init", "initialized",
+    "mpi4py_compatible", "pencil_distribution", "pencil_group",
+    "pencil_partition", "zeros",
     "mpi_library_version", "SUCCESS", "ERR_ARG", "ERR_NULL", "ERR_HANDLE",
     "ERR_NDIMS", "ERR_EXTENT", "ERR_OVERFLOW", "ERR_TYPE", "ERR_PARTITION",
     "ERR_OVERLAP", "ERR_MINMAX", "ERR_GRID", "ERR_LAYOUT", "ERR_NOT_DISJOINT",
