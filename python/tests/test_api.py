@@ -5,7 +5,6 @@ dtypes without an element type. Also the process grid order that a
 Cartesian communicator's blocks need (docs/python.md)."""
 
 import inspect
-import itertools
 import os
 import re
 
@@ -185,33 +184,20 @@ def test_corner_turn_refusals(comm):
     assert e.value.code == dri.ERR_EXTENT
 
 
-def cartesian_group(comm, cart_dims, axis_dims):
-    """docs/python.md's recipe: the dri group whose blocks are those of a
-    Cartesian communicator (MPI_Cart_create's row-major rank order) of
-    extents cart_dims, when the i-th split array axis is split along
-    Cartesian dimension axis_dims[i]."""
-    ranks = []
-    for coords in itertools.product(*(range(cart_dims[d]) for d in axis_dims)):
-        cart = [0] * len(cart_dims)
-        for d, c in zip(axis_dims, coords):
-            cart[d] = c
-        ranks.append(int(np.ravel_multi_index(cart, cart_dims)))
-    return dri.Group(comm, ranks)
-
-
 @pytest.mark.parametrize("axis_dims", [[0, 1], [1, 0]])
 def test_cartesian_block_order(comm, axis_dims):
     """A 2 x 2 Cartesian grid; array axes 1 and 2 split along Cartesian
     dimensions axis_dims: each process gets the block of its own Cartesian
-    coordinates. Without the recipe, axis_dims [1, 0] swaps ranks 1 and 2."""
+    coordinates (dri.grid_group, docs/python.md). Without it, axis_dims
+    [1, 0] swaps ranks 1 and 2."""
     if comm.size != 4:
         pytest.skip("a 2 x 2 grid: 4 processes")
     shape = (3, 10, 7)
     data = dri.GlobalData(shape, np.float32)
     part = "whole,block/2,block/2"
-    dist = dri.Distribution(data, part, cartesian_group(comm, [2, 2], axis_dims))
     cart = divmod(comm.rank, 2)  # MPI_Cart_coords of a 2 x 2 grid
     mine = [cart[d] for d in axis_dims]
+    dist = dri.Distribution(data, part, dri.grid_group(comm, [2, 2], mine))
     block = dist.block(dri.Layout.packed(3))
     assert list(block.coords) == [0] + mine
     for axis, c in zip((1, 2), mine):
