@@ -2,15 +2,22 @@
 // its buffer goes straight from (or into) the user's buffer, without scratch,
 // even when the other side is strided (the planner then keeps two axes).
 // Scratch is observed through the bytes this process holds (scratch.hpp).
+#include "core/plan.hpp"
+#include "core/spec.hpp"
 #include "dri/dri.hpp"
+#include "mpi/runtime/measure_budget.hpp"
 #include "mpi/runtime/mpi_library.hpp"
+#include "mpi/strategies/messages.hpp"
 #include "mpi/strategies/scratch.hpp"
 #include "mpi_world.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 using dri::test::world;
@@ -98,4 +105,98 @@ TEST_CASE("the MPI library is told from its version string") {
     CHECK(library_from_version("Open MPI v4.1.6, package: Debian OpenMPI") == MpiLibrary::open_mpi);
     CHECK(library_from_version("MPI VERSION    : CRAY MPICH version 8.1.28") == MpiLibrary::mpich);
     CHECK(library_from_version("some other MPI") == MpiLibrary::other);
+}
+
+TEST_CASE("MEASURE's budget: defaults, and only positive numbers replace them") {
+    using dri::detail::budget_from;
+    const dri::detail::MeasureBudget d;
+    CHECK(budget_from(nullptr, nullptr).reps == d.reps);
+    CHECK(budget_from(nullptr, nullptr).seconds == d.seconds);
+    CHECK(budget_from("15", "0.25").reps == 15);
+    CHECK(budget_from("15", "0.25").seconds == 0.25);
+    for (const char* bad : {"", "0", "-3", "7x", "x"}) {
+        CAPTURE(bad);
+        CHECK(budget_from(bad, bad).reps == d.reps);
+        CHECK(budget_from(bad, bad).seconds == d.seconds);
+    }
+}
+
+namespace {
+
+using dri::detail::Route;
+
+// One row of bench/route_sweep.py at 2 ranks, small enough to plan here:
+// the routes only depend on the run lengths, which the columns fix.
+struct SweepRow {
+    const char* name;
+    const char* shape;
+    const char* type;
+    const char *send, *recv, *recv_order;
+    Route sender, receiver; // of sender 0's message to receiver 1
+};
+
+// The routes of sender 0's message to receiver 1 under `rule`.
+std::pair<Route, Route> routes_of(const SweepRow& row, const dri::detail::RouteRule& rule) {
+    using namespace dri::core;
+    const Shape shape(parse_shape(row.shape), parse_type(row.type));
+    const Distribution sd(shape, parse_partition(row.send), 2),
+        rd(shape, parse_partition(row.recv), 2);
+    std::vector<int> order;
+    for (Index d : parse_list(row.recv_order))
+        order.push_back(static_cast<int>(d));
+    const Layout rl = order.empty() ? Layout::packed(shape.ndims()) : Layout::ordered(order);
+    const LocalPlan p = plan_local({&sd, Layout::packed(shape.ndims())}, {&rd, rl}, 0, -1);
+    const auto to1 = std::find_if(p.sends.begin(), p.sends.end(),
+                                  [](const PeerRegions& m) { return m.peer == 1; });
+    REQUIRE(to1 != p.sends.end());
+    const auto& regs = to1->regions;
+    const Index elem = shape.elem_size();
+    Index off = 0;
+    return {dri::detail::route_of(regs, elem, true, rule, &off),
+            dri::detail::route_of(regs, elem, false, rule, &off)};
+}
+
+void check_routes(const std::vector<SweepRow>& rows, dri::detail::MpiLibrary lib) {
+    for (const SweepRow& row : rows) {
+        const std::string name = row.name;
+        CAPTURE(name);
+        const auto [s, r] = routes_of(row, dri::detail::route_rule(lib));
+        CHECK(s == row.sender);
+        CHECK(r == row.receiver);
+    }
+}
+
+} // namespace
+
+TEST_CASE("the sweep's rows take the routes docs/concepts.md gives, per MPI library") {
+    using dri::detail::MpiLibrary;
+    const Route direct = Route::direct, packed = Route::packed, datatype = Route::datatype;
+    // Runs of 8 B, 1 KiB, 4 KiB and 256 KiB: 2, 256, 1024 and 65536 columns at 2 ranks.
+    const auto rows = [](Route long_runs) {
+        return std::vector<SweepRow>{
+            {"sender-strided 8 B", "4x2", "double", "block,whole", "whole,block", "", packed,
+             direct},
+            {"sender-strided 1 KiB", "4x256", "double", "block,whole", "whole,block", "", packed,
+             direct},
+            {"sender-strided 4 KiB", "4x1024", "double", "block,whole", "whole,block", "",
+             long_runs, direct},
+            {"sender-strided 256 KiB", "4x65536", "double", "block,whole", "whole,block", "",
+             long_runs, direct},
+            {"receiver-strided 8 B", "4x2", "double", "whole,block", "block,whole", "", direct,
+             packed},
+            {"receiver-strided 4 KiB", "4x1024", "double", "whole,block", "block,whole", "", direct,
+             long_runs},
+            {"receiver-strided 256 KiB", "4x65536", "double", "whole,block", "block,whole", "",
+             direct, long_runs},
+            // A transpose: element-wise on the sender, runs of 256 B on the receiver.
+            {"corner turn", "64x64", "cfloat", "block,whole", "whole,block", "1,0", packed, packed},
+            {"pencil", "16x16x16", "float", "block/1,block/2,whole", "block/1,whole,block/2",
+             "0,2,1", packed, packed}};
+    };
+    for (MpiLibrary lib : {MpiLibrary::mpich, MpiLibrary::open_mpi}) {
+        CAPTURE(static_cast<int>(lib));
+        check_routes(rows(packed), lib);
+    }
+    // Unmeasured libraries keep the earlier rule: runs of 2 KiB or more as datatypes.
+    check_routes(rows(datatype), MpiLibrary::other);
 }
