@@ -1,9 +1,11 @@
 #include "mpi/commit/candidates.hpp"
 
 #include "mpi/runtime/collectives.hpp"
+#include "mpi/runtime/measure_budget.hpp"
 #include "mpi/strategies/table.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace dri::detail {
 
@@ -31,6 +33,65 @@ bool peers_exchange(const core::LocalPlan& plan, MPI_Comm comm) {
     int any = plan.sends.empty() && plan.recvs.empty() ? 0 : 1;
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
     return any != 0;
+}
+
+// Collective: one run of candidate k, the slowest participant's time (the
+// same value on every process, so every decision taken from it agrees).
+double timed_run(Candidates& c, std::size_t k, const std::byte* send, std::byte* recv) {
+    check_mpi(MPI_Barrier(c.comms[k]), "MPI_Barrier");
+    const double t0 = MPI_Wtime();
+    c.execs[k]->run(send, recv);
+    double slowest = MPI_Wtime() - t0;
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, c.comms[k]),
+              "MPI_Allreduce");
+    return slowest;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+// The candidates still timed: a candidate whose fastest run is slower than
+// 1.5 times another's median cannot win (noise only adds time), so it is
+// not timed again, which keeps slow candidates from eating the budget.
+void prune(const std::vector<std::vector<double>>& times, std::vector<char>& timed) {
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < times.size(); ++k)
+        if (timed[k]) best = std::min(best, median(times[k]));
+    for (std::size_t k = 0; k < times.size(); ++k)
+        if (timed[k] && *std::min_element(times[k].begin(), times[k].end()) > 1.5 * best)
+            timed[k] = 0;
+}
+
+// Rounds interleave the candidates (round r of each before round r + 1 of
+// any), so a drift of a shared machine hits them alike; the median of each
+// one's rounds decides.
+std::size_t fastest(Candidates& c, const MeasureBudget& b, const std::byte* send, std::byte* recv) {
+    const std::size_t n = c.execs.size();
+    std::vector<std::vector<double>> times(n);
+    std::vector<char> timed(n, 1);
+    // The warm-up (first touch, MPI connections) is timed too, only to drop
+    // a candidate far behind at once: a datatype engine can be 20 times
+    // slower than packing, and each of its calls would eat the budget.
+    std::vector<double> warm(n);
+    for (std::size_t k = 0; k < n; ++k)
+        warm[k] = timed_run(c, k, send, recv);
+    const double first = *std::min_element(warm.begin(), warm.end());
+    for (std::size_t k = 0; k < n; ++k)
+        timed[k] = warm[k] <= 4 * first;
+    double spent = 0;
+    for (int round = 0; round < b.reps; ++round) {
+        for (std::size_t k = 0; k < n; ++k)
+            if (timed[k]) spent += times[k].emplace_back(timed_run(c, k, send, recv));
+        prune(times, timed);
+        if (round + 1 >= MeasureBudget::min_rounds && spent >= b.seconds) break;
+    }
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if (timed[k] && (!timed[best] || median(times[k]) < median(times[best]))) best = k;
+    return best;
 }
 
 } // namespace
@@ -67,26 +128,7 @@ Candidates build_candidates(const TransferImpl& t, const core::Match& m, std::si
 void keep_fastest(const TransferImpl& t, Candidates& c, bool receives) {
     const std::byte* send = t.send ? t.send->buffers[0].data() : nullptr;
     std::byte* recv = receives ? t.recv->buffers[0].data() : nullptr;
-    std::size_t best = 0;
-    double best_time = 0;
-    for (std::size_t k = 0; k < c.execs.size(); ++k) {
-        double times[3];
-        c.execs[k]->run(send, recv);
-        for (double& tm : times) {
-            check_mpi(MPI_Barrier(c.comms[k]), "MPI_Barrier");
-            const double t0 = MPI_Wtime();
-            c.execs[k]->run(send, recv);
-            tm = MPI_Wtime() - t0;
-        }
-        std::sort(times, times + 3);
-        double slowest = times[1];
-        check_mpi(MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, c.comms[k]),
-                  "MPI_Allreduce");
-        if (k == 0 || slowest < best_time) {
-            best = k;
-            best_time = slowest;
-        }
-    }
+    const std::size_t best = fastest(c, measure_budget(c.comms[0]), send, recv);
     std::swap(c.execs[0], c.execs[best]);
     std::swap(c.kinds[0], c.kinds[best]);
     std::swap(c.comms[0], c.comms[best]);

@@ -30,10 +30,11 @@ Candidates build_candidates(const TransferImpl& t, const core::Match& m, std::si
                             MPI_Comm comm);
 
 // Collective over the transfer's participants: times every candidate (one
-// warm-up, then the median of three runs, the slowest participant counting)
-// and keeps only the fastest. Moves the user's buffers (receive buffers are
-// overwritten, like FFTW_MEASURE).
-// `receives`: whether this process receives in this pair.
+// warm-up, then rounds interleaving the candidates within the budget of
+// runtime/measure_budget.hpp, the slowest participant counting; a candidate
+// that cannot win is dropped early) and keeps the one of lowest median. Moves the user's buffers
+// (receive buffers are overwritten, like FFTW_MEASURE). `receives`: whether this process receives
+// in this pair.
 void keep_fastest(const TransferImpl& t, Candidates& c, bool receives);
 
 } // namespace dri::detail

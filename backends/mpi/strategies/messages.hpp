@@ -5,6 +5,7 @@
 
 #include "core/plan.hpp"
 #include "mpi/datatype.hpp"
+#include "mpi/runtime/mpi_library.hpp"
 
 #include <mpi.h>
 
@@ -29,10 +30,20 @@ enum class Route {
     packed,   // through scratch memory, packed/unpacked by our kernels
 };
 
-// The route of one side of a message (is_send: the sender's side); for
-// Route::direct, *offset is the run's offset in the user's buffer.
+// From which contiguous run (bytes, after merging the side's own axes) a
+// side travels as an MPI datatype on the user's buffer rather than packed by
+// dri's kernels, per side; measured per library (docs/concepts.md).
+struct RouteRule {
+    core::Index send_datatype_run;
+    core::Index recv_datatype_run;
+};
+RouteRule route_rule(MpiLibrary lib);
+
+// The route of one side of a message (is_send: the sender's side): direct
+// when that side is one contiguous range, else by its shortest run; for
+// Route::direct, *offset is the range's offset in the user's buffer.
 Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_send,
-               core::Index* offset);
+               const RouteRule& rule, core::Index* offset);
 
 // One message to or from a peer: `bytes` contiguous bytes at buf, or, when
 // the message has a datatype, one element of it at buf. The datatype is the

@@ -3,6 +3,7 @@
 #include "core/checked.hpp"
 #include "core/error.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,13 @@
 #include <utility>
 
 namespace dri::detail {
+
+// Bytes of scratch this process holds now, over every executor: how the
+// tests see that a side was sent or received without packing.
+inline std::atomic<core::Index>& scratch_bytes_held() {
+    static std::atomic<core::Index> held{0};
+    return held;
+}
 
 // Scratch memory for packed messages, 64-byte aligned so the kernels can use
 // aligned (non-temporal) stores. Allocated and touched at commit, never in
@@ -26,18 +34,28 @@ class Scratch {
             core::fail(core::Errc::no_memory,
                        "cannot allocate " + std::to_string(bytes) + " bytes of scratch");
         std::memset(p_, 0, rounded);
+        bytes_ = static_cast<core::Index>(rounded);
+        scratch_bytes_held() += bytes_;
     }
-    Scratch(Scratch&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+    Scratch(Scratch&& o) noexcept : p_(o.p_), bytes_(o.bytes_) {
+        o.p_ = nullptr;
+        o.bytes_ = 0;
+    }
     Scratch& operator=(Scratch&& o) noexcept {
         std::swap(p_, o.p_);
+        std::swap(bytes_, o.bytes_);
         return *this;
     }
     Scratch(const Scratch&) = delete;
-    ~Scratch() { std::free(p_); }
+    ~Scratch() {
+        std::free(p_);
+        scratch_bytes_held() -= bytes_;
+    }
     std::byte* get() const { return p_; }
 
   private:
     std::byte* p_ = nullptr;
+    core::Index bytes_ = 0;
 };
 
 } // namespace dri::detail

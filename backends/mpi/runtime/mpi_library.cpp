@@ -1,0 +1,25 @@
+#include "mpi/runtime/mpi_library.hpp"
+
+#include <mpi.h>
+
+namespace dri::detail {
+
+MpiLibrary library_from_version(std::string_view version) {
+    // MPICH and the derivatives that name it (Cray MPICH) are one family:
+    // the same datatype engine and shared-memory transport.
+    if (version.find("Open MPI") != std::string_view::npos) return MpiLibrary::open_mpi;
+    if (version.find("MPICH") != std::string_view::npos) return MpiLibrary::mpich;
+    return MpiLibrary::other;
+}
+
+MpiLibrary mpi_library() {
+    static const MpiLibrary lib = [] {
+        char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+        int len = 0;
+        MPI_Get_library_version(text, &len);
+        return library_from_version(std::string_view(text, static_cast<std::size_t>(len)));
+    }();
+    return lib;
+}
+
+} // namespace dri::detail

@@ -1,0 +1,202 @@
+// How P2P routes each side of a message: a side that is one dense range of
+// its buffer goes straight from (or into) the user's buffer, without scratch,
+// even when the other side is strided (the planner then keeps two axes).
+// Scratch is observed through the bytes this process holds (scratch.hpp).
+#include "core/plan.hpp"
+#include "core/spec.hpp"
+#include "dri/dri.hpp"
+#include "mpi/runtime/measure_budget.hpp"
+#include "mpi/runtime/mpi_library.hpp"
+#include "mpi/strategies/messages.hpp"
+#include "mpi/strategies/scratch.hpp"
+#include "mpi_world.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+using dri::test::world;
+using dri::test::world_size;
+
+namespace {
+
+const std::vector<dri::Index> extents{8, 16, 64};
+
+// The global row-major index of each cell of a packed block.
+std::vector<double> global_indices(const dri::BlockInfo& b) {
+    std::vector<double> v;
+    for (dri::Index i = 0; i < b.local_extent[0]; ++i)
+        for (dri::Index j = 0; j < b.local_extent[1]; ++j)
+            for (dri::Index k = 0; k < b.local_extent[2]; ++k)
+                v.push_back(static_cast<double>(
+                    ((b.owned_first[0] + i) * extents[1] + b.owned_first[1] + j) * extents[2] +
+                    b.owned_first[2] + k));
+    return v;
+}
+
+std::vector<int> ranks(int first, int count) {
+    std::vector<int> r(static_cast<std::size_t>(count));
+    std::iota(r.begin(), r.end(), first);
+    return r;
+}
+
+struct Held {
+    dri::Index sender = 0, receiver = 0; // scratch bytes held while committed
+};
+
+// The first half of the ranks send with `send`, the others receive with
+// `recv` (at least 2 ranks: the roles are on different processes), forced P2P; returns the scratch
+// each role's ranks held while the transfer was committed, after checking every received cell.
+Held scratch_held(const dri::Partition& send, const dri::Partition& recv) {
+    const int n = world_size(), senders = n / 2;
+    const dri::GlobalData gd(extents, dri::Type::float64);
+    const dri::Group sg(world(), ranks(0, senders)), rg(world(), ranks(senders, n - senders));
+    const dri::Layout packed = dri::Layout::packed(3);
+    std::optional<dri::Distribution> sd, rd;
+    if (sg.contains_me()) sd.emplace(gd, send, sg);
+    if (rg.contains_me()) rd.emplace(gd, recv, rg);
+    std::vector<std::vector<double>> sbuf, rbuf;
+    dri::Transfer t("routes");
+    t.strategy(dri::Strategy::p2p);
+    if (sd) {
+        sbuf.push_back(global_indices(sd->block(packed)));
+        t.send(*sd, packed, sbuf);
+    }
+    if (rd) {
+        rbuf.emplace_back(static_cast<std::size_t>(rd->block(packed).elements()), -1.0);
+        t.recv(*rd, packed, rbuf);
+    }
+    const dri::Index before = dri::detail::scratch_bytes_held();
+    t.commit();
+    const dri::Index held = dri::detail::scratch_bytes_held() - before;
+    t.execute();
+    if (rd) CHECK(rbuf[0] == global_indices(rd->block(packed)));
+    return {sd && !rd ? held : 0, rd && !sd ? held : 0};
+}
+
+const dri::DimPart whole = dri::DimPart::whole(), block = dri::DimPart::block();
+
+} // namespace
+
+TEST_CASE("a dense sender side is sent from the user's buffer, not packed") {
+    // Each sender's piece for a receiver is a run of whole planes of its
+    // buffer; receivers get it as runs of 64 / senders doubles.
+    const Held h =
+        scratch_held(dri::Partition({whole, whole, block}), dri::Partition({block, whole, whole}));
+    CHECK(h.sender == 0);
+}
+
+TEST_CASE("a dense receiver side is received into the user's buffer, not unpacked") {
+    const Held h =
+        scratch_held(dri::Partition({block, whole, whole}), dri::Partition({whole, whole, block}));
+    CHECK(h.receiver == 0);
+}
+
+TEST_CASE("the MPI library is told from its version string") {
+    using dri::detail::library_from_version;
+    using dri::detail::MpiLibrary;
+    CHECK(library_from_version("MPICH Version:      4.2.0\nMPICH Release date: ...") ==
+          MpiLibrary::mpich);
+    CHECK(library_from_version("Open MPI v4.1.6, package: Debian OpenMPI") == MpiLibrary::open_mpi);
+    CHECK(library_from_version("MPI VERSION    : CRAY MPICH version 8.1.28") == MpiLibrary::mpich);
+    CHECK(library_from_version("some other MPI") == MpiLibrary::other);
+}
+
+TEST_CASE("MEASURE's budget: defaults, and only positive numbers replace them") {
+    using dri::detail::budget_from;
+    const dri::detail::MeasureBudget d;
+    CHECK(budget_from(nullptr, nullptr).reps == d.reps);
+    CHECK(budget_from(nullptr, nullptr).seconds == d.seconds);
+    CHECK(budget_from("15", "0.25").reps == 15);
+    CHECK(budget_from("15", "0.25").seconds == 0.25);
+    for (const char* bad : {"", "0", "-3", "7x", "x"}) {
+        CAPTURE(bad);
+        CHECK(budget_from(bad, bad).reps == d.reps);
+        CHECK(budget_from(bad, bad).seconds == d.seconds);
+    }
+}
+
+namespace {
+
+using dri::detail::Route;
+
+// One row of bench/route_sweep.py at 2 ranks, small enough to plan here:
+// the routes only depend on the run lengths, which the columns fix.
+struct SweepRow {
+    const char* name;
+    const char* shape;
+    const char* type;
+    const char *send, *recv, *recv_order;
+    Route sender, receiver; // of sender 0's message to receiver 1
+};
+
+// The routes of sender 0's message to receiver 1 under `rule`.
+std::pair<Route, Route> routes_of(const SweepRow& row, const dri::detail::RouteRule& rule) {
+    using namespace dri::core;
+    const Shape shape(parse_shape(row.shape), parse_type(row.type));
+    const Distribution sd(shape, parse_partition(row.send), 2),
+        rd(shape, parse_partition(row.recv), 2);
+    std::vector<int> order;
+    for (Index d : parse_list(row.recv_order))
+        order.push_back(static_cast<int>(d));
+    const Layout rl = order.empty() ? Layout::packed(shape.ndims()) : Layout::ordered(order);
+    const LocalPlan p = plan_local({&sd, Layout::packed(shape.ndims())}, {&rd, rl}, 0, -1);
+    const auto to1 = std::find_if(p.sends.begin(), p.sends.end(),
+                                  [](const PeerRegions& m) { return m.peer == 1; });
+    REQUIRE(to1 != p.sends.end());
+    const auto& regs = to1->regions;
+    const Index elem = shape.elem_size();
+    Index off = 0;
+    return {dri::detail::route_of(regs, elem, true, rule, &off),
+            dri::detail::route_of(regs, elem, false, rule, &off)};
+}
+
+void check_routes(const std::vector<SweepRow>& rows, dri::detail::MpiLibrary lib) {
+    for (const SweepRow& row : rows) {
+        const std::string name = row.name;
+        CAPTURE(name);
+        const auto [s, r] = routes_of(row, dri::detail::route_rule(lib));
+        CHECK(s == row.sender);
+        CHECK(r == row.receiver);
+    }
+}
+
+} // namespace
+
+TEST_CASE("the sweep's rows take the routes docs/concepts.md gives, per MPI library") {
+    using dri::detail::MpiLibrary;
+    const Route direct = Route::direct, packed = Route::packed, datatype = Route::datatype;
+    // Runs of 8 B, 1 KiB, 4 KiB and 256 KiB: 2, 256, 1024 and 65536 columns at 2 ranks.
+    const auto rows = [](Route long_runs) {
+        return std::vector<SweepRow>{
+            {"sender-strided 8 B", "4x2", "double", "block,whole", "whole,block", "", packed,
+             direct},
+            {"sender-strided 1 KiB", "4x256", "double", "block,whole", "whole,block", "", packed,
+             direct},
+            {"sender-strided 4 KiB", "4x1024", "double", "block,whole", "whole,block", "",
+             long_runs, direct},
+            {"sender-strided 256 KiB", "4x65536", "double", "block,whole", "whole,block", "",
+             long_runs, direct},
+            {"receiver-strided 8 B", "4x2", "double", "whole,block", "block,whole", "", direct,
+             packed},
+            {"receiver-strided 4 KiB", "4x1024", "double", "whole,block", "block,whole", "", direct,
+             long_runs},
+            {"receiver-strided 256 KiB", "4x65536", "double", "whole,block", "block,whole", "",
+             direct, long_runs},
+            // A transpose: element-wise on the sender, runs of 256 B on the receiver.
+            {"corner turn", "64x64", "cfloat", "block,whole", "whole,block", "1,0", packed, packed},
+            {"pencil", "16x16x16", "float", "block/1,block/2,whole", "block/1,whole,block/2",
+             "0,2,1", packed, packed}};
+    };
+    for (MpiLibrary lib : {MpiLibrary::mpich, MpiLibrary::open_mpi}) {
+        CAPTURE(static_cast<int>(lib));
+        check_routes(rows(packed), lib);
+    }
+    // Unmeasured libraries keep the earlier rule: runs of 2 KiB or more as datatypes.
+    check_routes(rows(datatype), MpiLibrary::other);
+}
