@@ -40,12 +40,16 @@ esac
 root=$(cd -P "$(dirname "$0")/.." && pwd)
 dir=$(realpath -m "${1:-$root/build}")
 shift || true
-cmake -S "$root" -B "$dir" \
-  -DCMAKE_BUILD_TYPE="${DRI_BUILD_TYPE:-Release}" \
-  -DMPI_C_COMPILER=/usr/bin/mpicc.mpich \
-  -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich \
-  -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
-  "$@" >/dev/null
+# MPICH by default, on the first configure only: a build directory keeps the
+# MPI library it was configured with (an Open MPI build rebuilt without its
+# flags must not switch to MPICH's wrappers over Open MPI's cached paths).
+mpi=()
+if [ ! -f "$dir/CMakeCache.txt" ]; then
+  mpi=(-DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich
+       -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich)
+fi
+cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE="${DRI_BUILD_TYPE:-Release}" "${mpi[@]}" "$@" \
+  >/dev/null
 echo "== $dir: optional components"
 cat "$dir/optional-components.txt"
 targets=()
