@@ -100,11 +100,11 @@ int DRI_Transfer_buffer(DRI_Transfer xfer, DRI_Role role, int k, void** base, DR
         detail::require_initialized();
         const XferP t = lookup<XferP>(xfer, "transfer");
         need_ptr(base, "DRI_Transfer_buffer: base");
-        if (role != DRI_ROLE_SEND && role != DRI_ROLE_RECV)
-            core::fail(core::Errc::arg, "DRI_Transfer_buffer: unknown role " +
-                                            std::to_string(static_cast<int>(role)));
+        const int r = raw(role); // any int from C
+        if (r != DRI_ROLE_SEND && r != DRI_ROLE_RECV)
+            core::fail(core::Errc::arg, "DRI_Transfer_buffer: unknown role " + std::to_string(r));
         const std::span<std::byte> b = detail::ring_buffer(
-            *t, role == DRI_ROLE_SEND ? detail::RoleKind::send : detail::RoleKind::recv, k);
+            *t, r == DRI_ROLE_SEND ? detail::RoleKind::send : detail::RoleKind::recv, k);
         *base = b.data();
         if (bytes) *bytes = static_cast<DRI_Index>(b.size());
     });
