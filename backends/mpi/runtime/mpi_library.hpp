@@ -1,6 +1,6 @@
 // Which MPI library dri runs on, from MPI_Get_library_version: the routes a
 // message takes depend on how well its datatype engine and its shared-memory
-// transport do with strided memory (docs/concepts.md, "How AUTO routes").
+// transport do with strided memory (docs/concepts.md, "How P2P routes a side").
 #pragma once
 
 #include <string_view>
