@@ -35,6 +35,15 @@ Index page_size() {
     return page;
 }
 
+// Takes an allocation out of the table (under the mutex); the caller
+// releases it after letting go of the mutex.
+std::unique_ptr<SharedBlock>
+detach(std::map<const std::byte*, std::unique_ptr<SharedBlock>>::iterator it) {
+    std::unique_ptr<SharedBlock> b = std::move(it->second);
+    blocks().erase(it);
+    return b;
+}
+
 // DRI_SHARED_MEMORY=off makes every allocation ordinary memory, as on a
 // system without memory files: a way to compare and to test the fallback.
 bool memory_files_wanted() {
@@ -136,8 +145,7 @@ void shared_free(void* base) {
         if (it->second->users > 0)
             core::fail(Errc::state, "DRI_Free_mem: a committed transfer still uses the memory; "
                                     "destroy it first");
-        doomed = std::move(it->second);
-        blocks().erase(it);
+        doomed = detach(it);
     }
     release(*doomed);
 }
@@ -152,8 +160,7 @@ void shared_free_when_unused(void* base) noexcept {
             it->second->doomed = true;
             return;
         }
-        doomed = std::move(it->second);
-        blocks().erase(it);
+        doomed = detach(it);
     }
     release(*doomed);
 }
@@ -187,9 +194,7 @@ void shared_use(SharedBlock* b, int delta) noexcept {
         std::lock_guard<std::mutex> lock(mutex);
         b->users += delta;
         if (b->users > 0 || !b->doomed) return;
-        auto it = blocks().find(b->base);
-        doomed = std::move(it->second);
-        blocks().erase(it);
+        doomed = detach(blocks().find(b->base));
     }
     release(*doomed);
 }
