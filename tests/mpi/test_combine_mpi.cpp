@@ -122,7 +122,7 @@ std::vector<Cell> cells_of(const core::Distribution& dist, const core::Layout& l
 struct CombineCase {
     std::string shape, type;
     SideSpec send;
-    std::vector<SideSpec> recv; // disjoint groups
+    std::vector<SideSpec> recv;    // disjoint groups
     std::vector<dri::Combine> ops; // per receiving side
     dri::Strategy strategy = dri::Strategy::p2p;
     bool shared_memory = false; // the send ring in DRI shared memory
@@ -299,11 +299,11 @@ std::vector<int> ranks_from(int first, int last) {
     return r;
 }
 
-const char* const real_types[] = {"int8",   "uint8",  "int16", "uint16", "int32",
-                                  "uint32", "int64",  "uint64", "float", "double"};
+const char* const real_types[] = {"int8",   "uint8", "int16",  "uint16", "int32",
+                                  "uint32", "int64", "uint64", "float",  "double"};
 
 using S = dri::Strategy;
-const S strategies[] = {S::p2p,    S::alltoallw, S::packed,   S::shared,
+const S strategies[] = {S::p2p,    S::alltoallw, S::packed, S::shared,
                         S::hybrid, S::automatic, S::measure};
 
 // Whether the forced strategy cannot apply to this world: HYBRID needs a
@@ -335,9 +335,9 @@ TEST_CASE("combine: every operation and type, every strategy, on a clique with h
     // row of overlap each side, zero-padded at the edges, and one wrapped
     // column: overlap copies and zero fills combine too. The whole matrix
     // up to 2 ranks; from 3 ranks (oversubscribed on 2 cores, each commit
-    // costs a second) every strategy on 2 types and every type under AUTO:
-    // the strategy decides where arrivals are combined, the type only which
-    // kernel does it.
+    // costs a second) every strategy on 2 types and every type under AUTO
+    // (from 4 ranks, SUM only): the strategy decides where arrivals are
+    // combined, the type only which kernel does it.
     if (!std::getenv("DRI_MEASURE_REPS")) setenv("DRI_MEASURE_REPS", "3", 1);
     const int w = world_size();
     CombineCase cc;
@@ -352,11 +352,13 @@ TEST_CASE("combine: every operation and type, every strategy, on a clique with h
     };
     for (const char* type : real_types)
         for (dri::Combine op : {dri::Combine::sum, dri::Combine::max, dri::Combine::min}) {
+            const std::span<const S> ss = which(type);
+            if (w > 3 && ss.size() == 1 && op != dri::Combine::sum) continue;
             cc.type = type;
             cc.ops = {op};
             CAPTURE(type);
             CAPTURE(static_cast<int>(op));
-            check_strategies(cc, which(type));
+            check_strategies(cc, ss);
         }
     for (const char* type : {"cfloat", "cdouble"}) {
         cc.type = type;
@@ -378,8 +380,10 @@ TEST_CASE("combine: disjoint groups, a receiving side that leaves elements out")
     std::string ranges = "ranges(2:4";
     for (int i = 1; i < nr; ++i)
         ranges += i == 1 ? "|7:9" : "|10:9"; // the others hold nothing
-    cc.recv = {{ranges + ")[0:]~1:1:zero,whole", core::Layout::packed(2), ranks_from(w / 2, w - 1)}};
+    cc.recv = {
+        {ranges + ")[0:]~1:1:zero,whole", core::Layout::packed(2), ranks_from(w / 2, w - 1)}};
     for (dri::Combine op : {dri::Combine::sum, dri::Combine::max, dri::Combine::min}) {
+        if (w > 3 && op != dri::Combine::sum) break; // the clique case has them
         cc.ops = {op};
         CAPTURE(static_cast<int>(op));
         check_strategies(cc);
@@ -410,7 +414,7 @@ TEST_CASE("combine: a fan-out whose receiving sides combine differently") {
 TEST_CASE("combine: the reverse of a combining transfer") {
     const int w = world_size();
     CombineCase cc;
-    cc.shape = "12x5";
+    cc.shape = "14x9";
     cc.type = "int64";
     cc.send = {"block,whole", core::Layout::packed(2), ranks_from(0, w - 1)};
     cc.recv = {{"whole,block", core::Layout::ordered({1, 0}), ranks_from(0, w - 1)}};
@@ -428,7 +432,7 @@ TEST_CASE("combine: the reverse of a combining transfer") {
 TEST_CASE("combine: undefined operations are refused at commit on every rank") {
     const int w = world_size();
     CombineCase cc;
-    cc.shape = "6x4";
+    cc.shape = "14x8";
     cc.send = {"block,whole", core::Layout::packed(2), ranks_from(0, w - 1)};
     cc.recv = {{"whole,block", core::Layout::packed(2), ranks_from(0, w - 1)}};
     cc.strategy = S::p2p;
@@ -448,7 +452,7 @@ TEST_CASE("combine: undefined operations are refused at commit on every rank") {
 
 TEST_CASE("combine: the receivers of a side must agree; calls at the wrong time are refused") {
     const int w = world_size();
-    const core::Shape shape(core::parse_shape("6x4"), core::parse_type("float"));
+    const core::Shape shape(core::parse_shape("14x8"), core::parse_type("float"));
     SideRun snd(shape, {"block,whole", core::Layout::packed(2), ranks_from(0, w - 1)});
     SideRun rcv(shape, {"whole,block", core::Layout::packed(2), ranks_from(0, w - 1)});
     snd.make_ring(1, false);
