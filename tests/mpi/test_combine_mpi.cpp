@@ -10,6 +10,7 @@
 // differently, and the reverse of a combining transfer; the refusals of
 // undefined operations and mismatched ones (the same error on every rank).
 #include "core/plan.hpp"
+#include "nodes.hpp"
 #include "sides.hpp"
 #include "simulate.hpp"
 
@@ -306,10 +307,13 @@ using S = dri::Strategy;
 const S strategies[] = {S::p2p,    S::alltoallw, S::packed, S::shared,
                         S::hybrid, S::automatic, S::measure};
 
-// Whether the forced strategy cannot apply to this world: HYBRID needs a
-// pair of distinct processes on one node.
+// Whether the forced strategy may not apply to this world: SHARED needs
+// every pair on one node, HYBRID a pair of distinct processes on one node
+// (which of them apply is test_transfer_mpi's business; here, when one
+// applies, it must combine).
 bool may_refuse(S s) {
-    return s == S::hybrid && world_size() == 1;
+    return (s == S::hybrid && world_size() == 1) || (s == S::shared && node_count() > 1) ||
+           (s == S::hybrid && node_count() == world_size());
 }
 
 // Runs the case with every strategy (SHARED and HYBRID over a send ring in
