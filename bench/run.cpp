@@ -39,7 +39,11 @@ RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm co
     if (reverse) {
         add_reverse_halo_methods(cat, pb, rings);
     } else {
-        add_dri_methods(cat, pb, rings, o.strategies, o.memory == "owned");
+        add_dri_methods(cat, pb, rings, o.strategies, o.memory == "owned", o.combine);
+    }
+    if (!reverse && o.combine != "none") {
+        cat.skip("baselines", "they store what arrives; --combine times the DRI strategies only");
+    } else if (!reverse) {
         add_subarray_method(cat, pb, rings);
         add_naive_method(cat, pb, rings);
         add_expert_method(cat, pb, rings);
@@ -57,6 +61,7 @@ RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm co
     }
     r.spec = spec;
     if (reverse) r.operation = "reverse_sum";
+    if (o.combine != "none") r.operation = "forward_combine_" + o.combine;
     return r;
 }
 
