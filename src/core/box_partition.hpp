@@ -1,0 +1,74 @@
+// Box partitions: each member of a group owns a list of boxes of the global
+// array, any boxes, not a tensor product of per-dimension ranges (a
+// recursive bisection, adaptive mesh patches, a pencil grid with uneven
+// splits per row).
+//
+// Rules (documented in docs/concepts.md, "Box partitions"):
+// - A box is one inclusive range [first, last] per dimension, as Range; it is
+//   empty when some last == first - 1 (then it stores nothing).
+// - Boxes lie inside the array and owned boxes are disjoint (Errc::not_disjoint
+//   otherwise); they need not cover it, but the sending side of a transfer
+//   must (Errc::not_covering).
+// - Storage: a member stores its boxes one after another in the order given,
+//   each box dense in the layout's dimension order (layout order {1, 0}
+//   stores a box's dimension 0 contiguously). Layout padding and explicit
+//   strides have no meaning for a list of boxes and are refused
+//   (Errc::layout). No overlap: a box partition stores owned cells only.
+#pragma once
+
+#include "core/layout.hpp"
+#include "core/partition.hpp"
+
+#include <string>
+#include <vector>
+
+namespace dri::core {
+
+struct Box {
+    std::vector<Index> first, last; // inclusive, one per dimension
+    bool empty() const;
+    Index cells() const; // 0 when empty
+    friend bool operator==(const Box&, const Box&) = default;
+};
+
+class BoxPartition {
+  public:
+    // Validates `boxes` (one list per member) against the shape: dimension
+    // counts (Errc::ndims), ranges inside the array (Errc::partition), owned
+    // boxes disjoint (Errc::not_disjoint). The messages name member and box.
+    BoxPartition(Shape shape, std::vector<std::vector<Box>> boxes);
+
+    const Shape& shape() const { return shape_; }
+    int ndims() const { return shape_.ndims(); }
+    int nprocs() const { return static_cast<int>(boxes_.size()); }
+    const std::vector<Box>& boxes(int member) const;
+    const std::vector<std::vector<Box>>& all() const { return boxes_; }
+
+    // Elements a member stores, and the element offset of its box k in its
+    // buffer (the sum of the cells of its boxes before k).
+    Index cells(int member) const;
+    Index box_offset(int member, std::size_t k) const;
+
+    // Throws Errc::not_covering when some element belongs to no box.
+    void check_covering() const;
+
+    friend bool operator==(const BoxPartition&, const BoxPartition&) = default;
+
+  private:
+    void check_disjoint() const;
+    Shape shape_;
+    std::vector<std::vector<Box>> boxes_;
+};
+
+// Throws Errc::layout when `layout` has padding or explicit strides.
+void check_box_layout(const Layout& layout);
+
+// The element strides of a box of these extents stored dense in the
+// layout's dimension order.
+std::vector<Index> box_strides(const Layout& layout, const std::vector<Index>& extents);
+
+// A box in the text notation: "first:last" per dimension, comma separated,
+// e.g. "0:3,2:5" (see core/spec.hpp for whole partitions).
+std::string to_string(const Box& b);
+
+} // namespace dri::core
