@@ -4,6 +4,7 @@
 #include "core/distribution.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace dri::core {
 
@@ -123,8 +124,7 @@ void BoxPartition::check_disjoint() const {
                 });
                 const Ref& b = &a == &all[i] ? all[j] : all[i];
                 fail(Errc::not_disjoint, name(a.member, a.k, *a.box) + " and " +
-                                             name(b.member, b.k, *b.box) +
-                                             " own common elements");
+                                             name(b.member, b.k, *b.box) + " own common elements");
             }
 }
 
@@ -137,6 +137,36 @@ void BoxPartition::check_covering() const {
         fail(Errc::not_covering, "the boxes hold " + std::to_string(n) + " of the " +
                                      std::to_string(shape_.elements()) +
                                      " elements: the sending side must cover the array");
+}
+
+void write_boxes(Writer& w, const BoxPartition& bp) {
+    w.i64(bp.nprocs());
+    for (const std::vector<Box>& list : bp.all()) {
+        w.i64(static_cast<Index>(list.size()));
+        for (const Box& b : list) {
+            w.vec(b.first);
+            w.vec(b.last);
+        }
+    }
+}
+
+std::vector<std::vector<Box>> read_box_lists(Reader& r, int ndims) {
+    const Index members = r.i64();
+    if (members < 0 || members > std::numeric_limits<int>::max())
+        fail(Errc::internal, "corrupt box description");
+    std::vector<std::vector<Box>> lists(static_cast<std::size_t>(members));
+    for (auto& list : lists) {
+        const Index n = r.i64();
+        if (n < 0) fail(Errc::internal, "corrupt box description");
+        for (Index k = 0; k < n; ++k) {
+            Box b{r.vec<Index>(), r.vec<Index>()};
+            if (b.first.size() != static_cast<std::size_t>(ndims) ||
+                b.last.size() != b.first.size())
+                fail(Errc::internal, "corrupt box description");
+            list.push_back(std::move(b));
+        }
+    }
+    return lists;
 }
 
 void check_box_layout(const Layout& layout) {
@@ -182,6 +212,27 @@ std::vector<Index> Distribution::box_local_extents(int index) const {
     std::vector<Index> e(static_cast<std::size_t>(ndims()), 1);
     e[0] = boxes_->cells(index);
     return e;
+}
+
+std::vector<Box> owned_boxes(const Distribution& d, int index) {
+    if (d.boxes()) return d.boxes()->boxes(index);
+    const std::vector<int> c = d.coords(index);
+    std::vector<Box> out{Box{}};
+    for (int dim = 0; dim < d.ndims(); ++dim) {
+        std::vector<Box> next;
+        const int cd = c[static_cast<std::size_t>(dim)];
+        for (const Box& b : out)
+            for (Index k = 0; k < d.segment_count(dim, cd); ++k) {
+                const Segment s = d.segment(dim, cd, k);
+                if (s.own_hi <= s.own_lo) continue;
+                Box nb = b;
+                nb.first.push_back(s.own_lo);
+                nb.last.push_back(s.own_hi - 1);
+                next.push_back(std::move(nb));
+            }
+        out = std::move(next);
+    }
+    return out;
 }
 
 void Distribution::check_boxes_covering(bool covering) const {

@@ -18,6 +18,7 @@
 
 #include "core/layout.hpp"
 #include "core/partition.hpp"
+#include "core/wire.hpp"
 
 #include <string>
 #include <vector>
@@ -60,12 +61,24 @@ class BoxPartition {
     std::vector<std::vector<Box>> boxes_;
 };
 
+class Distribution;
+
+// The boxes member `index` owns: a box distribution's own list, or, for an
+// ordinary distribution, one box per combination of its owned segments
+// along each dimension, in local order (empty ones left out).
+std::vector<Box> owned_boxes(const Distribution& dist, int index);
+
 // Throws Errc::layout when `layout` has padding or explicit strides.
 void check_box_layout(const Layout& layout);
 
 // The element strides of a box of these extents stored dense in the
 // layout's dimension order.
 std::vector<Index> box_strides(const Layout& layout, const std::vector<Index>& extents);
+
+// The boxes of every member, for side descriptions (core/declaration.hpp):
+// the member count, then per member its box count and boxes.
+void write_boxes(Writer& w, const BoxPartition& bp);
+std::vector<std::vector<Box>> read_box_lists(Reader& r, int ndims);
 
 // A box in the text notation: "first:last" per dimension, comma separated,
 // e.g. "0:3,2:5" (see core/spec.hpp for whole partitions).

@@ -15,9 +15,8 @@
 
 namespace dri::test {
 
-inline std::vector<std::vector<core::Box>> random_box_lists(std::mt19937_64& rng,
-                                                            const core::Shape& shape, int procs,
-                                                            bool covering) {
+inline std::vector<std::vector<core::Box>>
+random_box_lists(std::mt19937_64& rng, const core::Shape& shape, int procs, bool covering) {
     using core::Index;
     auto uniform = [&](Index lo, Index hi) {
         return std::uniform_int_distribution<Index>(lo, hi)(rng);
@@ -57,9 +56,8 @@ inline std::vector<std::vector<core::Box>> random_box_lists(std::mt19937_64& rng
     return lists;
 }
 
-inline std::unique_ptr<core::Distribution> random_box_distribution(std::mt19937_64& rng,
-                                                                    const core::Shape& shape,
-                                                                    int procs, bool covering) {
+inline std::unique_ptr<core::Distribution>
+random_box_distribution(std::mt19937_64& rng, const core::Shape& shape, int procs, bool covering) {
     return std::make_unique<core::Distribution>(std::make_shared<const core::BoxPartition>(
         shape, random_box_lists(rng, shape, procs, covering)));
 }

@@ -55,8 +55,9 @@ TEST_CASE("box partition: validation names the box and the member") {
     CHECK(code_of([&] { boxes(s, {{Box{{0}, {3}}}}); }) == Errc::ndims);
     CHECK(code_of([&] { boxes(s, {}); }) == Errc::group);
     // Empty boxes: last = first - 1, first up to the extent.
-    CHECK(code_of([&] { boxes(s, {{Box{{4, 0}, {3, 5}}}, {Box{{0, 0}, {3, 5}}}}); }) ==
-          Errc::success);
+    CHECK(code_of([&] {
+              boxes(s, {{Box{{4, 0}, {3, 5}}}, {Box{{0, 0}, {3, 5}}}});
+          }) == Errc::success);
     try {
         boxes(s, {{Box{{0, 0}, {1, 5}}}, {Box{{2, 0}, {3, 2}}, Box{{1, 3}, {3, 5}}}});
         FAIL("overlapping boxes accepted");
@@ -66,8 +67,9 @@ TEST_CASE("box partition: validation names the box and the member") {
                                          "member 1") != std::string::npos);
     }
     // Within one member too.
-    CHECK(code_of([&] { boxes(s, {{Box{{0, 0}, {3, 3}}, Box{{3, 3}, {3, 5}}}}); }) ==
-          Errc::not_disjoint);
+    CHECK(code_of([&] {
+              boxes(s, {{Box{{0, 0}, {3, 3}}, Box{{3, 3}, {3, 5}}}});
+          }) == Errc::not_disjoint);
 }
 
 TEST_CASE("box partition: storage is the boxes one after another, each dense in layout order") {
@@ -79,10 +81,10 @@ TEST_CASE("box partition: storage is the boxes one after another, each dense in 
     CHECK(d.local_extents(0) == std::vector<Index>{18, 1});
     CHECK(core::box_strides(core::Layout::packed(2), {2, 3}) == std::vector<Index>{3, 1});
     CHECK(core::box_strides(core::Layout::ordered({1, 0}), {2, 3}) == std::vector<Index>{1, 2});
-    CHECK(code_of([&] { core::check_box_layout(core::Layout::ordered({0, 1}, {0, 1})); }) ==
-          Errc::layout);
-    CHECK(code_of([&] { core::check_box_layout(core::Layout::strided({6, 1})); }) ==
-          Errc::layout);
+    CHECK(code_of([&] {
+              core::check_box_layout(core::Layout::ordered({0, 1}, {0, 1}));
+          }) == Errc::layout);
+    CHECK(code_of([&] { core::check_box_layout(core::Layout::strided({6, 1})); }) == Errc::layout);
 }
 
 TEST_CASE("box plan: the sending side must cover, the receiving side need not") {
@@ -90,8 +92,7 @@ TEST_CASE("box plan: the sending side must cover, the receiving side need not") 
     const core::Distribution part(boxes(s, {{Box{{0, 0}, {3, 2}}}, {Box{{0, 4}, {3, 5}}}}));
     const core::Distribution full(boxes(s, {{Box{{0, 0}, {3, 5}}}}));
     const core::Layout l = core::Layout::packed(2);
-    CHECK(code_of([&] { core::plan_local({&part, l}, {&full, l}, 0, -1); }) ==
-          Errc::not_covering);
+    CHECK(code_of([&] { core::plan_local({&part, l}, {&full, l}, 0, -1); }) == Errc::not_covering);
     const core::LocalPlan p = core::plan_local({&full, l}, {&part, l}, 0, -1);
     REQUIRE(p.sends.size() == 2);
     CHECK(p.sends[0].elements == 12);
@@ -100,11 +101,9 @@ TEST_CASE("box plan: the sending side must cover, the receiving side need not") 
     REQUIRE(p.sends[1].regions.size() == 1);
     CHECK(p.sends[1].regions[0].s_off == 4 * 4);
     CHECK(p.sends[1].regions[0].r_off == 0);
-    CHECK(p.sends[1].regions[0].axes ==
-          std::vector<core::Axis>{{4, 6 * 4, 2 * 4}, {2, 4, 4}});
+    CHECK(p.sends[1].regions[0].axes == std::vector<core::Axis>{{4, 6 * 4, 2 * 4}, {2, 4, 4}});
     const core::Layout padded = core::Layout::ordered({0, 1}, {0, 1});
-    CHECK(code_of([&] { core::plan_local({&full, padded}, {&part, l}, 0, -1); }) ==
-          Errc::layout);
+    CHECK(code_of([&] { core::plan_local({&full, padded}, {&part, l}, 0, -1); }) == Errc::layout);
 }
 
 TEST_CASE("property: random box reorganizations deliver every cell exactly") {
