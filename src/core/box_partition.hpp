@@ -21,6 +21,7 @@
 #include "core/wire.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dri::core {
@@ -80,8 +81,15 @@ std::vector<Index> box_strides(const Layout& layout, const std::vector<Index>& e
 void write_boxes(Writer& w, const BoxPartition& bp);
 std::vector<std::vector<Box>> read_box_lists(Reader& r, int ndims);
 
-// A box in the text notation: "first:last" per dimension, comma separated,
-// e.g. "0:3,2:5" (see core/spec.hpp for whole partitions).
+// The text notation (core/box_spec.cpp, docs/concepts.md "Text notation"):
+// a box is "first:last" per dimension, comma separated ("0:3,2:5"); a box
+// partition is "boxes:" and its members separated by '/', a member's boxes
+// by ';' ("boxes:0:3,0:5;4:7,0:2/4:7,3:5"); an empty member (or "-") owns
+// no box. parse_boxes throws Errc::arg on malformed text; to_string prints
+// the canonical form, which parses back to the same lists.
 std::string to_string(const Box& b);
+std::string to_string(const BoxPartition& bp);
+bool is_box_text(std::string_view text);
+std::vector<std::vector<Box>> parse_boxes(std::string_view text);
 
 } // namespace dri::core

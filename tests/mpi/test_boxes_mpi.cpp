@@ -109,11 +109,11 @@ std::string run_case(const core::Shape& shape, const SideCase& snd, const SideCa
     t.strategy(strategy);
     if (sd) t.send(*sd, test::to_api(snd.layout), spans(sring));
     if (rd) t.recv(*rd, test::to_api(rcv.layout), spans(rring));
-    const bool applies = test::forced_applies(
-        strategy,
-        test::pairs_by_node({snd.dist.get(), snd.layout}, {rcv.dist.get(), rcv.layout}, snd.ranks,
-                            rcv.ranks),
-        true);
+    const bool applies = test::forced_applies(strategy,
+                                              test::pairs_by_node({snd.dist.get(), snd.layout},
+                                                                  {rcv.dist.get(), rcv.layout},
+                                                                  snd.ranks, rcv.ranks),
+                                              true);
     try {
         if (sd || rd)
             dri::commit(test::world(), {&t});
@@ -150,8 +150,7 @@ std::string run_case(const core::Shape& shape, const SideCase& snd, const SideCa
     if (sd) std::fill(sring[0].begin(), sring[0].end(), std::byte{test::recv_poison});
     rev.execute();
     if (sd && err.empty())
-        err = "reverse: " + test::check_receiver(*snd.dist, snd.layout, sg.index(),
-                                                 sring[0].data(),
+        err = "reverse: " + test::check_receiver(*snd.dist, snd.layout, sg.index(), sring[0].data(),
                                                  static_cast<Index>(sring[0].size()), 7);
     return err == "reverse: " ? std::string() : err;
 }
@@ -265,10 +264,8 @@ TEST_CASE("box distributions: the same error on every member") {
           }) == dri::Errc::arg);
     // Rank 0 owns everything: a valid sending side. Rank 0 owning only the
     // first row: a receiving side that does not cover, refused as a sender.
-    const dri::Distribution full =
-        dri::Distribution::from_boxes(gd, all, {{{0, 0}, {7, 4}}}, {0});
-    const dri::Distribution row =
-        dri::Distribution::from_boxes(gd, all, {{{0, 0}, {0, 4}}}, {0});
+    const dri::Distribution full = dri::Distribution::from_boxes(gd, all, {{{0, 0}, {7, 4}}}, {0});
+    const dri::Distribution row = dri::Distribution::from_boxes(gd, all, {{{0, 0}, {0, 4}}}, {0});
     CHECK(full.cells(0) == 40);
     CHECK(row.cells(0) == 5);
     CHECK(row.boxes(0) == std::vector<dri::Box>{{{0, 0}, {0, 4}}});

@@ -8,6 +8,10 @@
 #include "simulate.hpp"
 
 #include "core/box_plan.hpp"
+#include "spec_options.hpp"
+
+#include <cstdio>
+#include <fstream>
 
 #include <doctest/doctest.h>
 
@@ -139,6 +143,13 @@ TEST_CASE("property: random box reorganizations deliver every cell exactly") {
         const auto roles = test::make_roles(c.send_procs, c.recv_procs, c.shared);
         test::SimResult res;
         try {
+            // The notation prints every box partition canonically and reads it back.
+            for (const core::Distribution* d : {c.send_dist.get(), c.recv_dist.get()})
+                if (d->boxes() &&
+                    core::parse_boxes(core::to_string(*d->boxes())) != d->boxes()->all())
+                    res = {false,
+                           "\"" + core::to_string(*d->boxes()) + "\" parses back to other boxes", 0,
+                           0};
             res = test::simulate(c.send(), c.recv(), roles);
             // pair_regions (the viewer's per-pair form) agrees with the plans.
             for (int s = 0; s < c.send_procs && res.ok; ++s) {
@@ -160,4 +171,29 @@ TEST_CASE("property: random box reorganizations deliver every cell exactly") {
     }
     std::cout << "box property test: checked " << cells << " receive cells\n";
     CHECK(failures == 0);
+}
+
+TEST_CASE("box notation: inline, from a file, and its errors") {
+    const core::Shape s = shape2(8, 6);
+    const std::string text = "boxes:0:3,0:5;4:7,0:1/-/4:7,2:5";
+    const auto lists = core::parse_boxes(text);
+    REQUIRE(lists.size() == 3);
+    CHECK(lists[0] == std::vector<Box>{{{0, 0}, {3, 5}}, {{4, 0}, {7, 1}}});
+    CHECK(lists[1].empty());
+    CHECK(core::to_string(core::BoxPartition(s, lists)) == "boxes:0:3,0:5;4:7,0:1//4:7,2:5");
+    CHECK(core::parse_boxes("boxes:").size() == 1);
+    for (const char* bad : {"boxes:0:3,0", "boxes:0:3;", "boxes:a:3,0:5", "boxes:0:3:4,0:5",
+                            "block,whole", "boxes:0:3,,0:5"})
+        CHECK_MESSAGE(code_of([&] { core::parse_boxes(bad); }) == Errc::arg, bad);
+    // A file: one member per line, comments and blank lines dropped.
+    const std::string file = "test_box_plan_boxes.txt";
+    std::ofstream(file) << "# two members\n0:3,0:5 ; 4:7,0:1\n\n4:7,2:5  # the rest\n";
+    const core::Distribution d = tools::make_distribution(s, "boxes@" + file, 0);
+    std::remove(file.c_str());
+    REQUIRE(d.boxes());
+    CHECK(d.boxes()->all() == core::parse_boxes("boxes:0:3,0:5;4:7,0:1/4:7,2:5"));
+    CHECK(code_of([&] { tools::make_distribution(s, text, 2); }) == Errc::arg);
+    CHECK(code_of([&] { tools::make_distribution(s, "boxes@no/such/file", 0); }) == Errc::arg);
+    CHECK(tools::implied_procs(text) == 3);
+    CHECK(tools::implied_procs("block,whole") == 0);
 }

@@ -77,11 +77,10 @@ int DRI_Distribution_boxes(DRI_Distribution dist, int index, int maxboxes, int* 
         const core::Distribution& d = lookup<DistP>(dist, "distribution")->dist;
         if (index < 0 || index >= d.nprocs())
             core::fail(core::Errc::arg, "process index " + std::to_string(index) +
-                                            " outside the group [0, " +
-                                            std::to_string(d.nprocs()) + ")");
+                                            " outside the group [0, " + std::to_string(d.nprocs()) +
+                                            ")");
         if (maxboxes < 0) core::fail(core::Errc::arg, "maxboxes is " + std::to_string(maxboxes));
-        const std::vector<core::Box> boxes =
-            core::owned_boxes(d, index);
+        const std::vector<core::Box> boxes = core::owned_boxes(d, index);
         const std::size_t n = std::min(boxes.size(), static_cast<std::size_t>(maxboxes));
         if (n > 0) {
             need_ptr(first, "first");
