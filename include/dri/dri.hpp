@@ -304,6 +304,8 @@ class DRI_API Distribution {
     /// boxes one after another, each dense in the layout's order).
     std::vector<Box> boxes(int index) const;
     Index cells(int index) const;
+    /// Whether this is a box distribution (block() refuses one: it has no grid).
+    bool has_boxes() const;
 
     std::vector<int> grid() const;
     int size() const;  ///< processes in the group

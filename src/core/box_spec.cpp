@@ -36,8 +36,8 @@ Box parse_box(std::string_view text) {
     for (std::string_view dim : split(text, ',')) {
         const std::vector<std::string_view> fl = split(dim, ':');
         if (fl.size() != 2)
-            fail(Errc::arg, "box '" + std::string(text) + "': '" + std::string(dim) +
-                                "' is not first:last");
+            fail(Errc::arg,
+                 "box '" + std::string(text) + "': '" + std::string(dim) + "' is not first:last");
         b.first.push_back(number(fl[0], text));
         b.last.push_back(number(fl[1], text));
     }

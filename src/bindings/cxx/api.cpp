@@ -211,6 +211,10 @@ std::vector<Box> Distribution::boxes(int idx) const {
     });
 }
 
+bool Distribution::has_boxes() const {
+    return need(impl_, "Distribution").dist.boxes() != nullptr;
+}
+
 Index Distribution::cells(int idx) const {
     Index n = 0;
     for (const Box& b : boxes(idx))
