@@ -22,9 +22,9 @@ void add_spec_options(CLI::App& app, SpecOptions& o, const std::string& send_def
     app.add_option("--send", o.send,
                    "sending partition, one item per dimension, e.g. block,whole; item := whole | "
                    "block | block[min:max] | cyclic(b) | ranges(f:l|f:l...), followed by "
-                   "/nprocs and ~left:right[:truncate|zero|replicate|wrap]; or boxes per "
-                   "process: boxes:0:3,0:5;4:7,0:2/4:7,3:5 (processes separated by /, their "
-                   "boxes by ;) or boxes@FILE (one process per line)")
+                   "/nprocs and ~left:right[:truncate|zero|replicate|wrap]; dri-plan also takes "
+                   "boxes per process: boxes:0:3,0:5;4:7,0:2/4:7,3:5 (processes separated by /, "
+                   "their boxes by ;) or boxes@FILE (one process per line)")
         ->group(spec);
     app.add_option("--recv", o.recv, "receiving partition, e.g. whole,block~2:2:wrap")->group(spec);
     app.add_option("--send-procs", o.send_procs,

@@ -305,6 +305,9 @@ int main(int argc, char** argv) {
             if (per_node > 0 && ps != rds[i].nprocs())
                 fail(Errc::arg, "--ranks-per-node needs as many senders as receivers (one clique)");
         }
+        if (reverse && (sd.boxes() || rds[0].boxes()))
+            fail(Errc::arg, "--reverse shows ordinary partitions only: with a box side, the "
+                            "reverse moves the forward pieces back (drop --reverse to see them)");
         if (per_node > 0 && !svg_file.empty() && (recvs.size() > 1 || reverse))
             fail(Errc::arg, "--ranks-per-node --svg draws one forward pair");
         const bool fanout = recvs.size() > 1;
