@@ -197,3 +197,43 @@ TEST_CASE("box notation: inline, from a file, and its errors") {
     CHECK(tools::implied_procs(text) == 3);
     CHECK(tools::implied_procs("block,whole") == 0);
 }
+
+// With ordinary partitions on both sides each process is one tile, and the
+// tile planner must give exactly the regions of the tensor planner (overlap,
+// every edge policy, block-cyclic, layouts): the ordinary side of a mixed
+// transfer is planned by the same code.
+TEST_CASE("property: the tile planner equals the tensor planner on ordinary partitions") {
+    const std::uint64_t seed = env_u64("DRI_SEED", std::random_device{}());
+    const std::uint64_t cases = env_u64("DRI_CASES", 2500) / 2;
+    std::uint64_t failures = 0;
+    const auto same = [](const std::vector<core::PeerRegions>& a,
+                         const std::vector<core::PeerRegions>& b) {
+        if (a.size() != b.size()) return false;
+        for (std::size_t k = 0; k < a.size(); ++k)
+            if (a[k].peer != b[k].peer || a[k].elements != b[k].elements ||
+                a[k].regions != b[k].regions)
+                return false;
+        return true;
+    };
+    for (std::uint64_t i = 0; i < cases && failures < 5; ++i) {
+        test::CaseGenerator gen(test::mix_seed(seed ^ test::mix_seed(i ^ 0x711E)));
+        const test::RandomCase c = gen.draw();
+        const auto roles = test::make_roles(c.send_procs, c.recv_procs, c.shared);
+        std::string fault;
+        for (std::size_t p = 0; p < roles.send_of.size() && fault.empty(); ++p)
+            for (core::Cells cells : {core::Cells::all, core::Cells::owned}) {
+                const int s = roles.send_of[p], r = roles.recv_of[p];
+                const core::LocalPlan a = core::plan_local(c.send(), c.recv(), s, r, cells);
+                const core::LocalPlan b = core::plan_local_boxes(c.send(), c.recv(), s, r, cells);
+                if (!same(a.sends, b.sends) || !same(a.recvs, b.recvs) || a.self != b.self ||
+                    a.fills != b.fills)
+                    fault = "process " + std::to_string(p) + " plans differ";
+            }
+        if (!fault.empty()) {
+            ++failures;
+            FAIL_CHECK("case " << i << ": " << fault << "\n  " << c.describe()
+                               << "\n  replay: DRI_SEED=" << seed);
+        }
+    }
+    CHECK(failures == 0);
+}
