@@ -234,6 +234,14 @@ make_box_distribution(const GlobalDataImpl* gdo, std::shared_ptr<const GroupImpl
     if (!first.failed() && !gdo) first = {Errc::handle, "distribution: invalid global data"};
     if (!first.failed() && all && owners.size() != boxes.size())
         first = {Errc::arg, "every box needs its owner"};
+    for (std::size_t k = 0; k < boxes.size() && !first.failed() && gdo; ++k) {
+        const auto nd = static_cast<std::size_t>(gdo->shape.ndims());
+        if (boxes[k].first.size() != nd || boxes[k].last.size() != nd)
+            first = {Errc::ndims,
+                     "box " + std::to_string(k) + " has " + std::to_string(boxes[k].first.size()) +
+                         " first and " + std::to_string(boxes[k].last.size()) +
+                         " last indices, the data " + std::to_string(nd) + " dimensions"};
+    }
     const ScopedComm comm(members_comm(g));
     agree_among(comm.get(), first, g.parent_rank);
     core::Writer order;

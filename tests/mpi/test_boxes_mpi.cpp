@@ -258,6 +258,11 @@ TEST_CASE("box distributions: the same error on every member") {
     if (rank == world - 1) outside.push_back({{0, 0}, {8, 4}});
     CHECK(code_everywhere([&] { (void)dri::Distribution::from_boxes(gd, all, outside); }) ==
           dri::Errc::partition);
+    // A box of the wrong dimension count, on rank 0 only.
+    std::vector<dri::Box> flat;
+    if (rank == 0) flat.push_back({{0}, {7}});
+    CHECK(code_everywhere([&] { (void)dri::Distribution::from_boxes(gd, all, flat); }) ==
+          dri::Errc::ndims);
     // An owner outside the group.
     CHECK(code_everywhere([&] {
               (void)dri::Distribution::from_boxes(gd, all, {{{0, 0}, {7, 4}}}, {world});
