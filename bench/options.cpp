@@ -85,6 +85,17 @@ void add_bench_options(CLI::App& app, Options& o) {
         ->check(CLI::Range(1, 12))
         ->capture_default_str()
         ->group(run);
+    app.add_option("--combine", o.combine,
+                   "none; sum, max or min: the receivers combine what arrives into their "
+                   "buffers (DRI_Transfer_set_combine; C += A' with sum). Times the DRI "
+                   "strategies only, each checked against the combining oracle first")
+        ->check(CLI::IsMember({"none", "sum", "max", "min"}))
+        ->capture_default_str()
+        ->group(run);
+    app.add_flag("--count-messages", o.count_messages,
+                 "after timing, one more call of each method with the PMPI message counter "
+                 "on: the messages all processes asked MPI for, within and between nodes")
+        ->group("Output");
     app.add_option("--json", o.json, "write the results as JSON (one document)")->group("Output");
     app.add_option("--csv", o.csv, "write the results as CSV (one row per method)")
         ->group("Output");
@@ -112,6 +123,8 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
             throw CLI::ValidationError("--sweep ranks-per-node", "excludes rank lists");
         if (o.halo >= 0 && o.scenario != "halo" && o.scenario != "reverse_halo")
             throw CLI::ValidationError("--halo", "applies to --scenario halo and reverse_halo");
+        if (o.combine != "none" && is_reverse_scenario(o.scenario))
+            throw CLI::ValidationError("--combine", "applies to forward transfers only");
         if (is_reverse_scenario(o.scenario)) {
             // The same ranks on both sides: every rank of the run.
             for (const char* flag :

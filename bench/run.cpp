@@ -39,7 +39,11 @@ RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm co
     if (reverse) {
         add_reverse_halo_methods(cat, pb, rings);
     } else {
-        add_dri_methods(cat, pb, rings, o.strategies, o.memory == "owned");
+        add_dri_methods(cat, pb, rings, o.strategies, o.memory == "owned", o.combine);
+    }
+    if (!reverse && o.combine != "none") {
+        cat.skip("baselines", "they store what arrives; --combine times the DRI strategies only");
+    } else if (!reverse) {
         add_subarray_method(cat, pb, rings);
         add_naive_method(cat, pb, rings);
         add_expert_method(cat, pb, rings);
@@ -50,8 +54,14 @@ RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm co
     const std::vector<Timings> t = measure(cat.methods, pb, rings, mo);
     RunResult r =
         summarise(o.scenario.empty() ? "custom" : o.scenario, pb, env, cat.methods, t, cat.skipped);
+    if (o.count_messages) {
+        const std::vector<MessageCounts> counts = count_messages(cat.methods, pb);
+        for (std::size_t i = 0; i < counts.size(); ++i)
+            r.methods[i].messages = counts[i];
+    }
     r.spec = spec;
     if (reverse) r.operation = "reverse_sum";
+    if (o.combine != "none") r.operation = "forward_combine_" + o.combine;
     return r;
 }
 
