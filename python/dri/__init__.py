@@ -36,6 +36,7 @@ from ._dri import (  # noqa: E402
     ERR_BUFFER_COUNT, ERR_STATE, ERR_NOT_INITIALIZED, ERR_GROUP,
     ERR_INCONSISTENT, ERR_MPI, ERR_NO_MEMORY, ERR_INTERNAL)
 
+from ._boxes import box_views  # noqa: E402
 from ._pencil import (  # noqa: E402
     grid_group, pencil_distribution, pencil_group, pencil_partition)
 
@@ -100,7 +101,7 @@ __all__ = [
     "BlockInfo", "COMM_SELF", "COMM_WORLD", "Combine", "Comm",
     "CornerTurnBlocks", "DimPart", "Distribution", "Edge", "Error",
     "ForeignMPIWarning", "GlobalData", "Group", "Layout", "Partition",
-    "Session", "SharedMemory", "Strategy", "Transfer", "Type", "commit",
+    "Session", "SharedMemory", "Strategy", "Transfer", "Type", "box_views", "commit",
     "corner_turn", "corner_turn_blocks", "empty", "empty_like",
     "error_string", "finalize", "grid_group", "init", "initialized",
     "mpi4py_compatible", "pencil_distribution", "pencil_group",

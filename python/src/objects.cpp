@@ -217,20 +217,48 @@ PyDistribution make_distribution(const PyGlobalData& gdo, py::handle part, py::h
     return distribute(gdo, part, make_group(group, std::nullopt));
 }
 
-BlockInfo block_of(const PyDistribution& d, const Layout& layout, std::optional<int> index) {
-    return index ? d.dist.block(layout, *index) : d.dist.block(layout);
-}
-
 // count None: one array; else a list of count arrays (a ring).
 py::object new_blocks(const PyDistribution& d, const Layout& layout, std::optional<int> count,
                       bool zero) {
-    const BlockInfo b = d.dist.block(layout);
+    const BlockInfo b = block_of(d, layout, std::nullopt);
     if (!count) return block_array(b, d.dtype, zero);
     if (*count < 1) throw Error(Errc::buffer_count, "count must be at least 1");
     py::list ring;
     for (int k = 0; k < *count; ++k)
         ring.append(block_array(b, d.dtype, zero));
     return ring;
+}
+
+// A box as the pair of tuples (first, last), inclusive.
+using PyBox = std::pair<std::vector<Index>, std::vector<Index>>;
+
+PyDistribution boxes_over(const PyGlobalData& gdo, const std::vector<PyBox>& boxes,
+                          const std::optional<std::vector<int>>& owners, const PyGroup& g) {
+    std::vector<Box> bs;
+    for (const PyBox& b : boxes)
+        bs.push_back({b.first, b.second});
+    Distribution d = owners ? Distribution::from_boxes(gdo.data, g.group, bs, *owners)
+                            : Distribution::from_boxes(gdo.data, g.group, bs);
+    return PyDistribution{std::move(d), gdo.dtype, g.comm_owner};
+}
+
+PyDistribution make_box_distribution(const PyGlobalData& gdo, const std::vector<PyBox>& boxes,
+                                     py::handle group, std::optional<std::vector<int>> owners) {
+    if (py::isinstance<PyGroup>(group))
+        return boxes_over(gdo, boxes, owners, group.cast<const PyGroup&>());
+    if (py::isinstance<py::sequence>(group) && !py::isinstance<py::str>(group)) {
+        const Comm world{MPI_COMM_WORLD, py::none()};
+        return boxes_over(gdo, boxes, owners,
+                          make_group(py::cast(world), group.cast<std::vector<int>>()));
+    }
+    return boxes_over(gdo, boxes, owners, make_group(group, std::nullopt));
+}
+
+int member(const PyDistribution& d, std::optional<int> index) {
+    if (index) return *index;
+    if (d.dist.index() < 0)
+        throw Error(Errc::group, "the calling process is not in the distribution's group");
+    return d.dist.index();
 }
 
 void bind_distribution(py::module_& m) {
@@ -242,6 +270,30 @@ void bind_distribution(py::module_& m) {
              py::arg("group") = Comm{MPI_COMM_WORLD, py::none()},
              "partition: a Partition or its text notation; group: a Group, a communicator "
              "(all its processes) or a list of COMM_WORLD ranks.")
+        .def_static("from_boxes", &make_box_distribution, py::arg("data"), py::arg("boxes"),
+                    py::arg("group") = Comm{MPI_COMM_WORLD, py::none()},
+                    py::arg("owners") = py::none(),
+                    "A box distribution (docs/concepts.md, \"Box partitions\"), collective: "
+                    "boxes is a list of (first, last) tuples per box, inclusive; without "
+                    "owners they are this process's own boxes, with owners (the group index "
+                    "of each box's owner) every member passes the same list of all boxes. "
+                    "A member's block is one dimension: its boxes one after another, each "
+                    "dense in the layout's order (see dri.box_views).")
+        .def(
+            "boxes",
+            [](const PyDistribution& d, std::optional<int> index) {
+                py::list out;
+                for (const Box& b : d.dist.boxes(member(d, index)))
+                    out.append(
+                        py::make_tuple(py::tuple(py::cast(b.first)), py::tuple(py::cast(b.last))));
+                return out;
+            },
+            py::arg("index") = py::none(),
+            "The (first, last) boxes this process (or member index) owns; an ordinary "
+            "distribution's owned blocks.")
+        .def_property_readonly(
+            "has_boxes", [](const PyDistribution& d) { return d.dist.has_boxes(); },
+            "Whether this is a box distribution.")
         .def_property_readonly(
             "grid", [](const PyDistribution& d) { return d.dist.grid(); },
             "Processes per dimension (the process grid).")
@@ -271,6 +323,17 @@ void bind_distribution(py::module_& m) {
 }
 
 } // namespace
+
+BlockInfo block_of(const PyDistribution& d, const Layout& layout, std::optional<int> index) {
+    if (!d.dist.has_boxes()) return index ? d.dist.block(layout, *index) : d.dist.block(layout);
+    BlockInfo b;
+    b.index = member(d, index);
+    const Index cells = d.dist.cells(b.index);
+    b.local_extent = {cells};
+    b.strides = {1};
+    b.bytes = cells * static_cast<Index>(d.dtype.itemsize());
+    return b;
+}
 
 void bind_objects(py::module_& m) {
     m.def("init", &init, "dri's init (MPI must be initialized: see dri.Session).");

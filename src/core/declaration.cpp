@@ -1,5 +1,6 @@
 #include "core/declaration.hpp"
 
+#include "core/box_partition.hpp"
 #include "core/plan.hpp"
 
 #include <algorithm>
@@ -18,6 +19,7 @@ struct SideData {
     Shape shape{{1}, ElementType::predefined(ElemKind::byte)};
     Partition part;
     Layout layout = Layout::packed(1);
+    std::shared_ptr<const BoxPartition> boxes; // a box distribution's
 };
 
 const char* role_name(int role) {
@@ -36,6 +38,8 @@ SideData parse_description(const std::string& desc) {
         std::vector<int> order = r.vec<int>();
         s.layout = Layout::ordered(std::move(order), r.vec<Index>());
     }
+    if (!r.done())
+        s.boxes = std::make_shared<const BoxPartition>(s.shape, read_box_lists(r, s.shape.ndims()));
     return s;
 }
 
@@ -116,9 +120,12 @@ MatchedSide rebuild(const std::string& what, const SideRecord& rec) {
     if (static_cast<Index>(rec.ranks.size()) != data.group_size ||
         fnv1a(rec.ranks) != data.group_hash || rec.ranks.front() != rec.rank)
         fail(Errc::internal, what + "corrupt group description");
+    if (data.boxes && data.boxes->nprocs() != data.group_size)
+        fail(Errc::internal, what + "corrupt box description");
     return {rec.ranks,
-            std::make_shared<const Distribution>(data.shape, data.part,
-                                                 static_cast<int>(data.group_size)),
+            data.boxes ? std::make_shared<const Distribution>(data.boxes)
+                       : std::make_shared<const Distribution>(data.shape, data.part,
+                                                              static_cast<int>(data.group_size)),
             data.layout, rec.desc, rec.combine};
 }
 
@@ -260,7 +267,8 @@ void fail_missing_member(const std::string& name, const MatchedSide& side, int r
 }
 
 std::string side_description(const std::vector<int>& group_ranks, const Shape& shape,
-                             const Partition& part, const Layout& layout) {
+                             const Partition& part, const Layout& layout,
+                             const BoxPartition* boxes) {
     Writer w;
     w.i64(static_cast<Index>(group_ranks.size()));
     w.i64(static_cast<Index>(fnv1a(group_ranks)));
@@ -272,6 +280,7 @@ std::string side_description(const std::vector<int>& group_ranks, const Shape& s
         w.vec(layout.order());
         w.vec(layout.pad());
     }
+    if (boxes) write_boxes(w, *boxes);
     return w.str_bytes();
 }
 

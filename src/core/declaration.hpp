@@ -23,8 +23,10 @@ namespace dri::core {
 // What every process of one side must agree on, in canonical form: the
 // group's size and a hash of its ranks, the global data, the partition and
 // the layout.
+// A box distribution's boxes (core/box_partition.hpp) follow the layout.
 std::string side_description(const std::vector<int>& group_ranks, const Shape& shape,
-                             const Partition& part, const Layout& layout);
+                             const Partition& part, const Layout& layout,
+                             const BoxPartition* boxes = nullptr);
 
 // One side of one named transfer, as the first process of its group
 // publishes it.

@@ -163,6 +163,7 @@ Index Distribution::owned_extent(int d, int c) const {
 }
 
 std::vector<Index> Distribution::local_extents(int index) const {
+    if (boxes_) return box_local_extents(index);
     const std::vector<int> c = coords(index);
     std::vector<Index> e(c.size());
     for (std::size_t d = 0; d < c.size(); ++d)
@@ -191,6 +192,7 @@ void Distribution::check_disjoint(const std::string& which) const {
 }
 
 void Distribution::check_owned(const std::string& which, bool covering) const {
+    if (boxes_) return check_boxes_covering(covering);
     for (int d = 0; d < ndims(); ++d) {
         const DimPartition& dp = part_[static_cast<std::size_t>(d)];
         if (dp.kind != PartKind::ranges) continue; // disjoint and covering by construction

@@ -18,6 +18,7 @@
 
 #include "core/partition.hpp"
 
+#include <memory>
 #include <vector>
 
 namespace dri::core {
@@ -30,10 +31,20 @@ struct Segment {
     friend bool operator==(const Segment&, const Segment&) = default;
 };
 
+class BoxPartition;
+
 class Distribution {
   public:
     // Validates the partition and chooses the process grid for `nprocs` processes.
     Distribution(Shape shape, Partition part, int nprocs);
+
+    // A box distribution (core/box_partition.hpp, defined there): each
+    // member owns a list of boxes. Its grid is all ones and its partition all
+    // `whole`; its local extents are {cells, 1, ...}: the buffer is the
+    // member's boxes one after another. Plans and checks go by the boxes.
+    explicit Distribution(std::shared_ptr<const BoxPartition> boxes);
+    // The boxes of a box distribution, or nullptr.
+    const BoxPartition* boxes() const { return boxes_.get(); }
 
     const Shape& shape() const { return shape_; }
     const Partition& partition() const { return part_; }
@@ -65,10 +76,14 @@ class Distribution {
 
   private:
     void check_owned(const std::string& which, bool covering) const;
+    // Box distributions (defined in core/box_partition.cpp).
+    std::vector<Index> box_local_extents(int index) const;
+    void check_boxes_covering(bool covering) const;
     Shape shape_;
     Partition part_;
     int nprocs_;
     std::vector<int> grid_;
+    std::shared_ptr<const BoxPartition> boxes_;
 };
 
 } // namespace dri::core

@@ -1,5 +1,8 @@
 #include "core/plan.hpp"
 
+#include "core/box_plan.hpp"
+#include "core/plan_pieces.hpp"
+
 #include "core/multi_index.hpp"
 
 #include <algorithm>
@@ -15,18 +18,6 @@ Index Region::elements() const {
 
 namespace {
 
-enum class PieceKind { zero, run, repeat };
-
-// A run of a receiver's stored cells along one dimension and where they come
-// from: `run` takes global elements src, src+1, ...; `repeat` takes element
-// src n times (replicated edge); `zero` takes nothing (zero padding).
-struct Piece {
-    Index local = 0;
-    Index n = 0;
-    Index src = 0;
-    PieceKind kind = PieceKind::run;
-};
-
 // The receiver's owned cells along one dimension (no overlap, no edges).
 std::vector<Piece> owned_pieces(const Distribution& dist, int d, int c) {
     std::vector<Piece> out;
@@ -39,7 +30,9 @@ std::vector<Piece> owned_pieces(const Distribution& dist, int d, int c) {
     return out;
 }
 
-std::vector<Piece> recv_pieces(const Distribution& dist, int d, int c, Cells cells = Cells::all) {
+} // namespace
+
+std::vector<Piece> recv_pieces(const Distribution& dist, int d, int c, Cells cells) {
     const Index n = dist.shape().extent(d);
     if (cells == Cells::owned) return owned_pieces(dist, d, c);
     const EdgePolicy edge = dist.partition()[static_cast<std::size_t>(d)].edge;
@@ -73,15 +66,6 @@ std::vector<Piece> recv_pieces(const Distribution& dist, int d, int c, Cells cel
     return out;
 }
 
-// One matched stretch along one dimension, or a regular repetition of it:
-// for i < reps, cells r + i*dr .. (+n) of the receiver take cells s + i*ds ..
-// (+n*step) of the sender.
-struct Run {
-    Index n = 0, s = 0, r = 0;
-    Index step = 1; // 1, or 0 for a repeated source element
-    Index reps = 1, ds = 0, dr = 0;
-};
-
 void add_match(std::vector<Run>& runs, Index n, Index s, Index r, Index step) {
     if (!runs.empty()) {
         Run& last = runs.back();
@@ -109,6 +93,8 @@ void add_match(std::vector<Run>& runs, Index n, Index s, Index r, Index step) {
     }
     runs.push_back({n, s, r, step, 1, 0, 0});
 }
+
+namespace {
 
 // Matches along dimension d between sender coordinate cs and the receiver
 // pieces of one receiver coordinate, in the receiver's local order.
@@ -143,6 +129,8 @@ std::vector<Run> match_dim(const Distribution& sd, int d, int cs,
     return runs;
 }
 
+} // namespace
+
 // Removes unit axes, orders axes by receiver stride (outermost first) and
 // merges axes that continue each other on both sides.
 void normalize(Region& reg) {
@@ -163,10 +151,6 @@ void normalize(Region& reg) {
         }
     }
 }
-
-struct Strides {
-    std::vector<Index> s, r; // byte strides per dimension
-};
 
 // The product over dimensions of the per-dimension runs: one region per
 // combination of runs.
@@ -202,6 +186,8 @@ Strides byte_strides(const LocalLayout& sl, const LocalLayout& rl) {
     return st;
 }
 
+namespace {
+
 LocalLayout bind(const Side& side, int index) {
     return bind_layout(side.layout, side.dist->local_extents(index),
                        side.dist->shape().elem_size());
@@ -234,6 +220,8 @@ class PeerStrides {
     std::vector<Index> extents_;
     Strides strides_;
 };
+
+} // namespace
 
 Index count_elements(const std::vector<Region>& regs) {
     Index e = 0;
@@ -286,6 +274,8 @@ std::vector<Region> fill_regions(const Distribution& rd, const LocalLayout& rl, 
         });
     return out;
 }
+
+namespace {
 
 // Per dimension, for a fixed coordinate on one side, the runs with every
 // coordinate of the other side.
@@ -360,9 +350,11 @@ void check_sides(const Side& send, const Side& recv) {
         if (s->layout.ndims() != a.ndims())
             fail(Errc::layout, "layout has " + std::to_string(s->layout.ndims()) +
                                    " dimensions but the data has " + std::to_string(a.ndims()));
+    check_box_sides(send, recv);
 }
 
 std::vector<Region> pair_regions(const Side& send, const Side& recv, int s, int r) {
+    if (send.dist->boxes() || recv.dist->boxes()) return pair_box_regions(send, recv, s, r);
     const Distribution& sd = *send.dist;
     const Distribution& rd = *recv.dist;
     const std::vector<int> cs = sd.coords(s), cr = rd.coords(r);
@@ -382,6 +374,9 @@ std::vector<Region> pair_regions(const Side& send, const Side& recv, int s, int 
 
 std::vector<std::vector<Range>> pair_global_ranges(const Side& send, const Side& recv, int s,
                                                    int r) {
+    if (send.dist->boxes() || recv.dist->boxes())
+        fail(Errc::partition, "a box side sends sets that are not one product of ranges: "
+                              "see pair_global_boxes (core/box_plan.hpp)");
     const Distribution& sd = *send.dist;
     const Distribution& rd = *recv.dist;
     const std::vector<int> cs = sd.coords(s), cr = rd.coords(r);
@@ -410,6 +405,8 @@ std::vector<std::vector<Range>> pair_global_ranges(const Side& send, const Side&
 LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int recv_index,
                      Cells cells) {
     check_sides(send, recv);
+    if (send.dist->boxes() || recv.dist->boxes())
+        return plan_local_boxes(send, recv, send_index, recv_index, cells);
     const Distribution& sd = *send.dist;
     const Distribution& rd = *recv.dist;
     LocalPlan plan;

@@ -248,6 +248,9 @@ int DRI_Blockinfo_segment(DRI_Distribution dist, int index, int dim, DRI_Index k
         detail::require_initialized();
         const auto d = lookup<DistP>(dist, "distribution");
         const core::Distribution& cd = d->dist;
+        if (cd.boxes())
+            core::fail(core::Errc::partition, "a box distribution has no segments: its boxes are "
+                                              "queried with DRI_Distribution_boxes");
         if (dim < 0 || dim >= cd.ndims())
             core::fail(core::Errc::arg, "dimension " + std::to_string(dim) + " out of range");
         const int c = cd.coords(index)[static_cast<std::size_t>(dim)];
