@@ -21,10 +21,10 @@
 namespace dri::core {
 
 // What every process of one side must agree on, in canonical form: the
-// group's size and a hash of its ranks, the global data, the partition and
-// the layout.
+// group's size and a hash of its ranks, the global data, the partition, the
+// grid order and the layout.
 std::string side_description(const std::vector<int>& group_ranks, const Shape& shape,
-                             const Partition& part, const Layout& layout);
+                             const Partition& part, GridOrder order, const Layout& layout);
 
 // One side of one named transfer, as the first process of its group
 // publishes it.

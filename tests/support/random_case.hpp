@@ -1,7 +1,7 @@
 // Random reorganization cases for the property tests (in memory and over MPI)
 // and the fuzz target: 1-4 dimensions, extents including 1 and primes, every
-// partition kind with overlap and edge policies, permuted, padded and strided
-// layouts, 1-7 processes per side.
+// partition kind with overlap and edge policies, row- and column-major
+// process grids, permuted, padded and strided layouts, 1-7 processes per side.
 #pragma once
 
 #include "core/distribution.hpp"
@@ -31,6 +31,8 @@ struct RandomCase {
     core::Shape shape{{1}, core::ElementType::predefined(core::ElemKind::byte)};
     core::Partition send_part, recv_part;
     int send_procs = 1, recv_procs = 1;
+    core::GridOrder send_order = core::GridOrder::row_major,
+                    recv_order = core::GridOrder::row_major;
     bool shared = false; // process i is sender i and receiver i
     std::unique_ptr<core::Distribution> send_dist, recv_dist;
     core::Layout send_layout = core::Layout::packed(1), recv_layout = core::Layout::packed(1);
@@ -40,11 +42,12 @@ struct RandomCase {
 
     std::string describe() const {
         std::string s = "shape " + core::to_string(shape) + "\n  send " +
-                        std::to_string(send_procs) + " procs:";
+                        std::to_string(send_procs) + " procs, " + core::to_string(send_order) +
+                        " grid:";
         for (const auto& dp : send_part)
             s += " [" + core::to_string(dp) + "]";
         s += " layout " + core::to_string(send_layout) + "\n  recv " + std::to_string(recv_procs) +
-             " procs:";
+             " procs, " + core::to_string(recv_order) + " grid:";
         for (const auto& dp : recv_part)
             s += " [" + core::to_string(dp) + "]";
         s += " layout " + core::to_string(recv_layout) +
@@ -73,6 +76,7 @@ class CaseGenerator {
     // count, partition, distribution and layout.
     struct Receiver {
         int procs = 1;
+        core::GridOrder order = core::GridOrder::row_major;
         core::Partition part;
         std::unique_ptr<core::Distribution> dist;
         core::Layout layout = core::Layout::packed(1);
@@ -87,7 +91,8 @@ class CaseGenerator {
                 r.part.push_back(
                     dim_partition(c.shape.extent(d), g[static_cast<std::size_t>(d)], false));
             try {
-                r.dist = std::make_unique<core::Distribution>(c.shape, r.part, r.procs);
+                r.order = grid_order();
+                r.dist = std::make_unique<core::Distribution>(c.shape, r.part, r.procs, r.order);
             } catch (const core::Error& e) {
                 if (e.code() != core::Errc::grid) throw;
                 continue;
@@ -107,6 +112,10 @@ class CaseGenerator {
     template <class T>
     const T& pick(const std::vector<T>& v) {
         return v[static_cast<std::size_t>(uniform(0, static_cast<Index>(v.size()) - 1))];
+    }
+
+    core::GridOrder grid_order() {
+        return chance(50) ? core::GridOrder::column_major : core::GridOrder::row_major;
     }
 
     // Random factorization of p into nd factors.
@@ -231,8 +240,12 @@ class CaseGenerator {
             c.send_part.push_back(dim_partition(ext[du], gs[du], true));
             c.recv_part.push_back(dim_partition(ext[du], gr[du], false));
         }
-        c.send_dist = std::make_unique<core::Distribution>(c.shape, c.send_part, c.send_procs);
-        c.recv_dist = std::make_unique<core::Distribution>(c.shape, c.recv_part, c.recv_procs);
+        c.send_order = grid_order();
+        c.recv_order = grid_order();
+        c.send_dist =
+            std::make_unique<core::Distribution>(c.shape, c.send_part, c.send_procs, c.send_order);
+        c.recv_dist =
+            std::make_unique<core::Distribution>(c.shape, c.recv_part, c.recv_procs, c.recv_order);
         c.send_layout = layout(*c.send_dist);
         c.recv_layout = layout(*c.recv_dist);
         return c;

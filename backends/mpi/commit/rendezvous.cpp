@@ -10,7 +10,8 @@ using Names = std::map<std::string, core::Match>;
 
 std::string description(const Role& role) {
     const core::Distribution& d = role.dist->dist;
-    return core::side_description(role.dist->group->ranks, d.shape(), d.partition(), role.layout);
+    return core::side_description(role.dist->group->ranks, d.shape(), d.partition(), d.grid_order(),
+                                  role.layout);
 }
 
 // The roles this process declared, each as (transfer, role id, role).
