@@ -121,7 +121,9 @@ MatchedSide rebuild(const std::string& what, const SideRecord& rec) {
     return {rec.ranks,
             std::make_shared<const Distribution>(data.shape, data.part,
                                                  static_cast<int>(data.group_size), data.order),
-            data.layout, rec.desc};
+            data.layout,
+            {},
+            rec.desc};
 }
 
 // A process takes part in at most one receiving side of a name: otherwise

@@ -61,8 +61,9 @@ struct MatchedSide {
     std::vector<int> ranks; // the group, in group order
     std::shared_ptr<const Distribution> dist;
     Layout layout = Layout::packed(1);
+    std::vector<Layout> layouts; // each process's own, when they differ (plan.hpp, Side)
     std::string desc;
-    Side side() const { return {dist.get(), layout}; }
+    Side side() const { return {dist.get(), layout, layouts}; }
 };
 
 // Everything known about one name after the exchange; `validate` fills in

@@ -12,16 +12,18 @@ Strides byte_strides(const LocalLayout& sl, const LocalLayout& rl) {
 }
 
 LocalLayout bind_side(const Side& side, int index) {
-    return bind_layout(side.layout, side.dist->local_extents(index),
+    return bind_layout(side.layout_of(index), side.dist->local_extents(index),
                        side.dist->shape().elem_size());
 }
 
 const Strides& PeerStrides::get(int peer) {
     std::vector<Index> ext = peers_.dist->local_extents(peer);
-    if (!valid_ || ext != extents_) {
+    const Layout* layout = &peers_.layout_of(peer);
+    if (!valid_ || ext != extents_ || (layout != layout_ && !(*layout == *layout_))) {
         const LocalLayout other = bind_side(peers_, peer);
         strides_ = mine_sends_ ? byte_strides(mine_, other) : byte_strides(other, mine_);
         extents_ = std::move(ext);
+        layout_ = layout;
         valid_ = true;
     }
     return strides_;

@@ -18,9 +18,10 @@ Strides byte_strides(const LocalLayout& sl, const LocalLayout& rl);
 // The layout of process `index` of `side` bound to its local extents.
 LocalLayout bind_side(const Side& side, int index);
 
-// Byte strides between this process's buffer and the peers' buffers. Peers
-// with equal local extents have equal strides, and in a block distribution
-// nearly all peers do, so the last binding is kept.
+// Byte strides between this process's buffer and the peers' buffers, each
+// peer's own layout bound. Peers with equal local extents and one layout have
+// equal strides, and in a block distribution nearly all peers do, so the last
+// binding is kept.
 class PeerStrides {
   public:
     PeerStrides(const LocalLayout& mine, const Side& peers, bool mine_sends)
@@ -34,6 +35,7 @@ class PeerStrides {
     bool mine_sends_;
     bool valid_ = false;
     std::vector<Index> extents_;
+    const Layout* layout_ = nullptr; // the peer layout bound last
     Strides strides_;
 };
 

@@ -311,10 +311,14 @@ void check_sides(const Side& send, const Side& recv) {
         fail(Errc::mismatch, "sender and receiver element types differ: " + to_string(a.type()) +
                                  " vs " + to_string(b.type()));
     send.dist->check_disjoint_covering();
-    for (const Side* s : {&send, &recv})
-        if (s->layout.ndims() != a.ndims())
-            fail(Errc::layout, "layout has " + std::to_string(s->layout.ndims()) +
-                                   " dimensions but the data has " + std::to_string(a.ndims()));
+    for (const Side* s : {&send, &recv}) {
+        if (!s->layouts.empty() && s->layouts.size() != static_cast<std::size_t>(s->dist->nprocs()))
+            fail(Errc::internal, "a side has a layout list of another length than its processes");
+        for (int i = 0; i < (s->layouts.empty() ? 1 : s->dist->nprocs()); ++i)
+            if (s->layout_of(i).ndims() != a.ndims())
+                fail(Errc::layout, "layout has " + std::to_string(s->layout_of(i).ndims()) +
+                                       " dimensions but the data has " + std::to_string(a.ndims()));
+    }
 }
 
 std::vector<Region> pair_regions(const Side& send, const Side& recv, int s, int r) {

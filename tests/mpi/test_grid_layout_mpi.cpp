@@ -15,9 +15,8 @@ using dri::core::GridOrder;
 using Memory = dri::test::Scenario::Memory;
 
 const std::vector<dri::Strategy> every_strategy{
-    dri::Strategy::automatic, dri::Strategy::alltoallw, dri::Strategy::packed,
-    dri::Strategy::p2p,       dri::Strategy::shared,    dri::Strategy::hybrid,
-    dri::Strategy::measure};
+    dri::Strategy::automatic, dri::Strategy::alltoallw, dri::Strategy::packed, dri::Strategy::p2p,
+    dri::Strategy::shared,    dri::Strategy::hybrid,    dri::Strategy::measure};
 
 std::vector<int> reversed_ranks() {
     std::vector<int> r = dri::test::range_of_ranks(0, dri::test::world_size() - 1);
@@ -58,7 +57,8 @@ TEST_CASE("grid order: the API's coordinates are the column-major formula's") {
     }
     // The oracle's distribution numbers its grid alike.
     const dri::core::Distribution core_col(
-        dri::core::Shape({12, 10}, dri::core::ElementType::predefined(dri::core::ElemKind::float32)),
+        dri::core::Shape({12, 10},
+                         dri::core::ElementType::predefined(dri::core::ElemKind::float32)),
         dri::core::parse_partition("block,block"), p, GridOrder::column_major);
     for (int i = 0; i < p; ++i)
         CHECK(core_col.coords(i) == col.block(packed, i).coords);
@@ -66,8 +66,8 @@ TEST_CASE("grid order: the API's coordinates are the column-major formula's") {
 
 TEST_CASE("grid order: either order on either side delivers every cell, every strategy") {
     dri::test::Scenario sc;
-    sc.shape = dri::core::Shape({13, 10}, dri::core::ElementType::predefined(
-                                              dri::core::ElemKind::float64));
+    sc.shape = dri::core::Shape({13, 10},
+                                dri::core::ElementType::predefined(dri::core::ElemKind::float64));
     sc.send_part = dri::core::parse_partition("block,block");
     sc.recv_part = dri::core::parse_partition("cyclic(2),block~1:1:wrap");
     sc.send_layout = dri::core::Layout::packed(2);

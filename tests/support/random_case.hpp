@@ -37,8 +37,12 @@ struct RandomCase {
     std::unique_ptr<core::Distribution> send_dist, recv_dist;
     core::Layout send_layout = core::Layout::packed(1), recv_layout = core::Layout::packed(1);
 
-    core::Side send() const { return {send_dist.get(), send_layout}; }
-    core::Side recv() const { return {recv_dist.get(), recv_layout}; }
+    // When not empty, each process's own layout (send_layout and recv_layout
+    // then go unused by the plan).
+    std::vector<core::Layout> send_layouts, recv_layouts;
+
+    core::Side send() const { return {send_dist.get(), send_layout, send_layouts}; }
+    core::Side recv() const { return {recv_dist.get(), recv_layout, recv_layouts}; }
 
     std::string describe() const {
         std::string s = "shape " + core::to_string(shape) + "\n  send " +
@@ -46,10 +50,14 @@ struct RandomCase {
                         " grid:";
         for (const auto& dp : send_part)
             s += " [" + core::to_string(dp) + "]";
+        for (const core::Layout& l : send_layouts)
+            s += " own layout " + core::to_string(l);
         s += " layout " + core::to_string(send_layout) + "\n  recv " + std::to_string(recv_procs) +
              " procs, " + core::to_string(recv_order) + " grid:";
         for (const auto& dp : recv_part)
             s += " [" + core::to_string(dp) + "]";
+        for (const core::Layout& l : recv_layouts)
+            s += " own layout " + core::to_string(l);
         s += " layout " + core::to_string(recv_layout) +
              (shared ? "\n  shared processes" : "\n  disjoint processes");
         return s;
@@ -248,6 +256,13 @@ class CaseGenerator {
             std::make_unique<core::Distribution>(c.shape, c.recv_part, c.recv_procs, c.recv_order);
         c.send_layout = layout(*c.send_dist);
         c.recv_layout = layout(*c.recv_dist);
+        // Each process its own layout: orders, padding and strides differ.
+        if (chance(30))
+            for (int p = 0; p < c.send_procs; ++p)
+                c.send_layouts.push_back(layout(*c.send_dist));
+        if (chance(30))
+            for (int p = 0; p < c.recv_procs; ++p)
+                c.recv_layouts.push_back(layout(*c.recv_dist));
         return c;
     }
 };
