@@ -252,16 +252,16 @@ inline SimResult simulate(const core::Side& send, const core::Side& recv, const 
 
     std::vector<std::vector<std::byte>> sbuf(static_cast<std::size_t>(sd.nprocs()));
     for (int s = 0; s < sd.nprocs(); ++s) {
-        const Index bytes = core::bind_layout(send.layout, sd.local_extents(s), elem).bytes;
+        const Index bytes = core::bind_layout(send.layout_of(s), sd.local_extents(s), elem).bytes;
         auto& buf = sbuf[static_cast<std::size_t>(s)];
         buf.resize(static_cast<std::size_t>(bytes));
-        fill_sender(sd, send.layout, s, buf.data(), bytes);
+        fill_sender(sd, send.layout_of(s), s, buf.data(), bytes);
     }
     std::vector<std::vector<std::byte>> rbuf(static_cast<std::size_t>(rd.nprocs()));
     std::vector<core::LocalLayout> rlay(static_cast<std::size_t>(rd.nprocs()));
     for (int r = 0; r < rd.nprocs(); ++r) {
         rlay[static_cast<std::size_t>(r)] =
-            core::bind_layout(recv.layout, rd.local_extents(r), elem);
+            core::bind_layout(recv.layout_of(r), rd.local_extents(r), elem);
         rbuf[static_cast<std::size_t>(r)].assign(
             static_cast<std::size_t>(rlay[static_cast<std::size_t>(r)].bytes),
             std::byte{recv_poison});
@@ -325,8 +325,9 @@ inline SimResult simulate(const core::Side& send, const core::Side& recv, const 
 
     for (int r = 0; r < rd.nprocs() && res.ok; ++r) {
         const auto& buf = rbuf[static_cast<std::size_t>(r)];
-        const std::string err = check_receiver(
-            rd, recv.layout, r, buf.data(), static_cast<Index>(buf.size()), 0, &res.cells_checked);
+        const std::string err =
+            check_receiver(rd, recv.layout_of(r), r, buf.data(), static_cast<Index>(buf.size()), 0,
+                           &res.cells_checked);
         if (!err.empty()) fail(err);
     }
     return res;

@@ -95,8 +95,9 @@ int implied_procs(const std::string& text) {
     return is_boxes(text) ? static_cast<int>(core::parse_boxes(box_text_of(text)).size()) : 0;
 }
 
-core::Distribution make_distribution(const core::Shape& shape, const std::string& text, int procs) {
-    if (!is_boxes(text)) return core::Distribution(shape, core::parse_partition(text), procs);
+core::Distribution make_distribution(const core::Shape& shape, const std::string& text, int procs,
+                                     core::GridOrder order) {
+    if (!is_boxes(text)) return core::Distribution(shape, core::parse_partition(text), procs, order);
     auto bp =
         std::make_shared<const core::BoxPartition>(shape, core::parse_boxes(box_text_of(text)));
     if (procs != 0 && procs != bp->nprocs())

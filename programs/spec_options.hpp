@@ -39,8 +39,10 @@ core::Layout make_layout(int ndims, const std::string& order, const std::string&
 // (boxes:0:3,0:5/4:7,0:5) or from a file (boxes@FILE: one member per line,
 // its boxes separated by ';', "-" for a member without boxes, '#' starts a
 // comment). A box partition has as many processes as members: `procs`, when
-// not 0, must match. Throws dri::core::Error.
-core::Distribution make_distribution(const core::Shape& shape, const std::string& text, int procs);
+// not 0, must match; `order` numbers a partition's process grid (a box
+// partition has no grid). Throws dri::core::Error.
+core::Distribution make_distribution(const core::Shape& shape, const std::string& text, int procs,
+                                     core::GridOrder order = core::GridOrder::row_major);
 // The process count `text` implies (the members of a box partition), or 0.
 int implied_procs(const std::string& text);
 

@@ -51,6 +51,7 @@ void print_side(const char* name, const Distribution& d, const Layout& l) {
     std::cout << name << " side: " << d.nprocs() << " processes, grid ";
     for (std::size_t i = 0; i < d.grid().size(); ++i)
         std::cout << (i ? "x" : "") << d.grid()[i];
+    if (d.grid_order() == GridOrder::column_major) std::cout << " column-major";
     std::cout << ", layout " << to_string(l) << "\n  partition:";
     for (const auto& dp : d.partition())
         std::cout << " [" << to_string(dp) << "]";
@@ -266,6 +267,15 @@ int main(int argc, char** argv) {
                    "else as many as senders)")
         ->take_all()
         ->allow_extra_args(false);
+    GridOrder send_grid = GridOrder::row_major, recv_grid = GridOrder::row_major;
+    const std::map<std::string, GridOrder> grid_orders{{"row", GridOrder::row_major},
+                                                       {"column", GridOrder::column_major}};
+    app.add_option("--send-grid", send_grid,
+                   "how sender indices number the process grid: row (the last grid "
+                   "dimension varies fastest, default) or column (the first, BLACS 'C')")
+        ->transform(CLI::CheckedTransformer(grid_orders));
+    app.add_option("--recv-grid", recv_grid, "the same for the receivers")
+        ->transform(CLI::CheckedTransformer(grid_orders));
     app.add_flag("--reverse", reverse,
                  "print (and with --svg draw) the reverse of the first pair: which sender "
                  "element each receiver cell goes back into, halo copies marked");
@@ -287,10 +297,10 @@ int main(int argc, char** argv) {
         const int pr = o.recv_procs > 0            ? o.recv_procs
                        : implied_procs(o.recv) > 0 ? implied_procs(o.recv)
                                                    : ps;
-        const Distribution sd = make_distribution(shape, o.send, ps);
+        const Distribution sd = make_distribution(shape, o.send, ps, send_grid);
         using dri::tools::make_layout;
         const Side send{&sd, make_layout(shape.ndims(), o.send_order, o.send_pad, o.send_strides)};
-        std::vector<Distribution> rds{make_distribution(shape, o.recv, pr)};
+        std::vector<Distribution> rds{make_distribution(shape, o.recv, pr, recv_grid)};
         std::vector<Layout> layouts{
             make_layout(shape.ndims(), o.recv_order, o.recv_pad, o.recv_strides)};
         for (const std::string& text : also) {

@@ -36,6 +36,13 @@ std::shared_ptr<const DistributionImpl>
 make_distribution(const GlobalDataImpl* gdo, const PartitionImpl* part,
                   std::shared_ptr<const GroupImpl> group, const Status& pre = {},
                   const std::string& call = "the distribution's collective creation");
+// The same with the grid numbered in `order` (every member must pass the
+// same; a value outside GridOrder is refused on every member).
+std::shared_ptr<const DistributionImpl>
+make_distribution(const GlobalDataImpl* gdo, const PartitionImpl* part,
+                  std::shared_ptr<const GroupImpl> group, core::GridOrder order,
+                  const Status& pre = {},
+                  const std::string& call = "the distribution's collective creation");
 
 // Collective over the group's processes: a box distribution
 // (core/box_partition.hpp). With `owners` empty, `boxes` are this process's

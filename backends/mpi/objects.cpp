@@ -64,8 +64,8 @@ void require_same(MPI_Comm comm, const std::string& bytes, const std::string& wh
 // passed the same group (ranks in the same order), global data and
 // partition, and they are valid. `call` names the call for messages.
 core::Distribution create_distribution(const core::Shape* shape, const core::Partition* part,
-                                       const GroupImpl& g, const Status& pre,
-                                       const std::string& call) {
+                                       core::GridOrder grid_order, const GroupImpl& g,
+                                       const Status& pre, const std::string& call) {
     if (g.my_index < 0)
         core::fail(core::Errc::group, "rank " + std::to_string(g.parent_rank) +
                                           " is not a member of the distribution's group");
@@ -82,9 +82,15 @@ core::Distribution create_distribution(const core::Shape* shape, const core::Par
     require_same(comm.get(), w.str_bytes(),
                  "the processes of the group passed different global data or partitions to " + call,
                  g.parent_rank);
+    core::Writer o;
+    o.i64(static_cast<Index>(grid_order));
+    require_same(comm.get(), o.str_bytes(),
+                 "the processes of the group passed different grid orders to " + call,
+                 g.parent_rank);
     std::optional<core::Distribution> dist;
-    agree_among(comm.get(),
-                capture([&] { dist.emplace(*shape, *part, static_cast<int>(g.ranks.size())); }),
+    agree_among(comm.get(), capture([&] {
+                    dist.emplace(*shape, *part, static_cast<int>(g.ranks.size()), grid_order);
+                }),
                 g.parent_rank);
     return std::move(*dist);
 }
@@ -152,13 +158,25 @@ std::shared_ptr<const DistributionImpl> make_distribution(const GlobalDataImpl* 
                                                           std::shared_ptr<const GroupImpl> group,
                                                           const Status& pre,
                                                           const std::string& call) {
+    return make_distribution(gdo, part, std::move(group), core::GridOrder::row_major, pre, call);
+}
+
+std::shared_ptr<const DistributionImpl> make_distribution(const GlobalDataImpl* gdo,
+                                                          const PartitionImpl* part,
+                                                          std::shared_ptr<const GroupImpl> group,
+                                                          core::GridOrder order, const Status& pre,
+                                                          const std::string& call) {
     require_initialized();
     if (!group) core::fail(Errc::handle, "distribution: invalid group");
     Status first = pre;
     if (!first.failed() && (!gdo || !part))
         first = {Errc::handle, "distribution: invalid global data or partition"};
-    core::Distribution d = create_distribution(gdo ? &gdo->shape : nullptr,
-                                               part ? &part->part : nullptr, *group, first, call);
+    if (!first.failed() && order != core::GridOrder::row_major &&
+        order != core::GridOrder::column_major)
+        first = {Errc::arg, "distribution: grid order " + std::to_string(static_cast<int>(order)) +
+                                " is neither row-major (0) nor column-major (1)"};
+    core::Distribution d = create_distribution(
+        gdo ? &gdo->shape : nullptr, part ? &part->part : nullptr, order, *group, first, call);
     return std::make_shared<const DistributionImpl>(
         DistributionImpl{std::move(group), std::move(d)});
 }

@@ -183,10 +183,22 @@ DRI_API int DRI_Group_index(DRI_Group group, int* index);
 DRI_API int DRI_Group_destroy(DRI_Group* group);
 
 /* ---- distribution ------------------------------------------------------------ */
+/** How group indices number the process grid's coordinates. */
+typedef enum DRI_Grid_order {
+    DRI_GRID_ROW_MAJOR = 0,   /**< the last grid dimension varies fastest (the default) */
+    DRI_GRID_COLUMN_MAJOR = 1 /**< the first varies fastest, as BLACS 'C' order */
+} DRI_Grid_order;
+
 /** Collective over the group's processes; every member must pass the same
- * global data and partition (else DRI_ERR_INCONSISTENT on every member). */
+ * global data and partition (else DRI_ERR_INCONSISTENT on every member).
+ * The grid is row-major. */
 DRI_API int DRI_Distribution_create(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
                                     DRI_Distribution* dist);
+/** DRI_Distribution_create with the grid numbered in `order`, which every
+ * member must pass alike (else DRI_ERR_INCONSISTENT on every member); a value
+ * that is not a DRI_Grid_order fails with DRI_ERR_ARG on every member. */
+DRI_API int DRI_Distribution_create_ordered(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
+                                            DRI_Grid_order order, DRI_Distribution* dist);
 /** Process counts per dimension (ndims entries). */
 DRI_API int DRI_Distribution_grid(DRI_Distribution dist, int grid[DRI_MAX_DIMS]);
 DRI_API int DRI_Distribution_destroy(DRI_Distribution* dist);

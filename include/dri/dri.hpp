@@ -286,11 +286,19 @@ struct Box {
     friend bool operator==(const Box&, const Box&) = default;
 };
 
+/// How group indices number the process grid's coordinates (DRI_Grid_order).
+enum class GridOrder : int {
+    row_major = 0,   ///< the last grid dimension varies fastest (the default)
+    column_major = 1 ///< the first varies fastest, as BLACS 'C' order
+};
+
 /// Global data + partition + group. Created collectively by the group's
-/// processes, which must all pass the same global data and partition.
+/// processes, which must all pass the same global data, partition and grid
+/// order.
 class DRI_API Distribution {
   public:
-    Distribution(const GlobalData& gdo, const Partition& part, const Group& group);
+    Distribution(const GlobalData& gdo, const Partition& part, const Group& group,
+                 GridOrder order = GridOrder::row_major);
     /// A box distribution (docs/concepts.md, "Box partitions"; C:
     /// DRI_Distribution_create_boxes), collective over the group: each
     /// member passes its own boxes.
@@ -309,6 +317,7 @@ class DRI_API Distribution {
     bool has_boxes() const;
 
     std::vector<int> grid() const;
+    GridOrder grid_order() const;
     int size() const;  ///< processes in the group
     int index() const; ///< the caller's index in the group, -1 if not a member
     /// The calling process's block under `layout` (before any buffer exists).

@@ -33,6 +33,12 @@ void bind_enums(py::module_& m) {
         .value("ZERO", Edge::zero)
         .value("REPLICATE", Edge::replicate)
         .value("WRAP", Edge::wrap);
+    py::enum_<GridOrder>(m, "GridOrder",
+                         "How group indices number the process grid (DRI_GRID_*):\n"
+                         "ROW_MAJOR (default): the last grid dimension varies fastest;\n"
+                         "COLUMN_MAJOR: the first varies fastest, as BLACS 'C' order.")
+        .value("ROW_MAJOR", GridOrder::row_major)
+        .value("COLUMN_MAJOR", GridOrder::column_major);
     py::enum_<Strategy> strategy(m, "Strategy",
                                  "How a transfer moves data (DRI_STRATEGY_*), requested with\n"
                                  "Transfer.strategy() before commit. AUTO (default) picks one;\n"
@@ -197,24 +203,28 @@ void bind_block_info(py::module_& m) {
         });
 }
 
-PyDistribution distribute(const PyGlobalData& gdo, py::handle part, const PyGroup& g) {
+PyDistribution distribute(const PyGlobalData& gdo, py::handle part, const PyGroup& g,
+                          GridOrder order) {
     if (py::isinstance<py::str>(part)) {
         const Partition p = Partition::parse(part.cast<std::string>());
-        return PyDistribution{Distribution(gdo.data, p, g.group), gdo.dtype, g.comm_owner};
+        return PyDistribution{Distribution(gdo.data, p, g.group, order), gdo.dtype, g.comm_owner};
     }
-    return PyDistribution{Distribution(gdo.data, part.cast<const Partition&>(), g.group), gdo.dtype,
-                          g.comm_owner};
+    return PyDistribution{Distribution(gdo.data, part.cast<const Partition&>(), g.group, order),
+                          gdo.dtype, g.comm_owner};
 }
 
 // The group argument of a distribution: a Group, a communicator (all its
 // processes) or a list of COMM_WORLD ranks.
-PyDistribution make_distribution(const PyGlobalData& gdo, py::handle part, py::handle group) {
-    if (py::isinstance<PyGroup>(group)) return distribute(gdo, part, group.cast<const PyGroup&>());
+PyDistribution make_distribution(const PyGlobalData& gdo, py::handle part, py::handle group,
+                                 GridOrder order) {
+    if (py::isinstance<PyGroup>(group))
+        return distribute(gdo, part, group.cast<const PyGroup&>(), order);
     if (py::isinstance<py::sequence>(group) && !py::isinstance<py::str>(group)) {
         const Comm world{MPI_COMM_WORLD, py::none()};
-        return distribute(gdo, part, make_group(py::cast(world), group.cast<std::vector<int>>()));
+        return distribute(gdo, part, make_group(py::cast(world), group.cast<std::vector<int>>()),
+                          order);
     }
-    return distribute(gdo, part, make_group(group, std::nullopt));
+    return distribute(gdo, part, make_group(group, std::nullopt), order);
 }
 
 // count None: one array; else a list of count arrays (a ring).
@@ -267,9 +277,11 @@ void bind_distribution(py::module_& m) {
                                "Created collectively by the group's processes, which pass the\n"
                                "same data and partition.")
         .def(py::init(&make_distribution), py::arg("data"), py::arg("partition"),
-             py::arg("group") = Comm{MPI_COMM_WORLD, py::none()},
+             py::arg("group") = Comm{MPI_COMM_WORLD, py::none()}, py::kw_only(),
+             py::arg("grid_order") = GridOrder::row_major,
              "partition: a Partition or its text notation; group: a Group, a communicator "
-             "(all its processes) or a list of COMM_WORLD ranks.")
+             "(all its processes) or a list of COMM_WORLD ranks; grid_order: how group "
+             "indices number the process grid (GridOrder).")
         .def_static("from_boxes", &make_box_distribution, py::arg("data"), py::arg("boxes"),
                     py::arg("group") = Comm{MPI_COMM_WORLD, py::none()},
                     py::arg("owners") = py::none(),
@@ -297,6 +309,9 @@ void bind_distribution(py::module_& m) {
         .def_property_readonly(
             "grid", [](const PyDistribution& d) { return d.dist.grid(); },
             "Processes per dimension (the process grid).")
+        .def_property_readonly(
+            "grid_order", [](const PyDistribution& d) { return d.dist.grid_order(); },
+            "How group indices number the process grid (GridOrder).")
         .def_property_readonly(
             "size", [](const PyDistribution& d) { return d.dist.size(); },
             "Processes in the group.")

@@ -18,11 +18,6 @@ struct Tile {
     std::vector<Index> strides;
 };
 
-LocalLayout bind(const Side& side, int index) {
-    return bind_layout(side.layout, side.dist->local_extents(index),
-                       side.dist->shape().elem_size());
-}
-
 // The tiles of process `index` of a side: its owned cells when sending,
 // its stored cells (`cells`) when receiving.
 std::vector<Tile> tiles_of(const Side& side, int index, bool sending, Cells cells) {
@@ -54,7 +49,7 @@ std::vector<Tile> tiles_of(const Side& side, int index, bool sending, Cells cell
             recv_pieces(dist, static_cast<int>(d), c[d], sending ? Cells::owned : cells));
         if (t.dims.back().empty()) return out;
     }
-    t.strides = bind(side, index).strides;
+    t.strides = bind_side(side, index).strides;
     out.push_back(std::move(t));
     return out;
 }
@@ -128,7 +123,9 @@ std::vector<std::vector<Tile>> all_tiles(const Side& side, bool sending, Cells c
 
 void check_box_sides(const Side& send, const Side& recv) {
     for (const Side* s : {&send, &recv})
-        if (s->dist->boxes()) check_box_layout(s->layout);
+        if (s->dist->boxes())
+            for (int i = 0; i < (s->layouts.empty() ? 1 : s->dist->nprocs()); ++i)
+                check_box_layout(s->layout_of(i));
 }
 
 LocalPlan plan_local_boxes(const Side& send, const Side& recv, int send_index, int recv_index,
@@ -137,7 +134,7 @@ LocalPlan plan_local_boxes(const Side& send, const Side& recv, int send_index, i
     LocalPlan plan;
     plan.elem_size = elem;
     if (send_index >= 0) {
-        plan.send_layout = bind(send, send_index);
+        plan.send_layout = bind_side(send, send_index);
         const std::vector<Tile> mine = tiles_of(send, send_index, true, cells);
         const auto theirs = all_tiles(recv, false, cells);
         for (int r = 0; r < recv.dist->nprocs(); ++r) {
@@ -151,7 +148,7 @@ LocalPlan plan_local_boxes(const Side& send, const Side& recv, int send_index, i
         }
     }
     if (recv_index >= 0) {
-        plan.recv_layout = bind(recv, recv_index);
+        plan.recv_layout = bind_side(recv, recv_index);
         const std::vector<Tile> mine = tiles_of(recv, recv_index, false, cells);
         const auto theirs = all_tiles(send, true, cells);
         for (int s = 0; s < send.dist->nprocs(); ++s) {

@@ -4,6 +4,7 @@
 #include "core/plan_pieces.hpp"
 
 #include "core/multi_index.hpp"
+#include "core/pair_strides.hpp"
 
 #include <algorithm>
 
@@ -177,52 +178,6 @@ void emit_regions(const std::vector<const std::vector<Run>*>& runs, const Stride
         });
 }
 
-Strides byte_strides(const LocalLayout& sl, const LocalLayout& rl) {
-    Strides st;
-    for (std::size_t d = 0; d < sl.strides.size(); ++d) {
-        st.s.push_back(checked_mul(sl.strides[d], sl.elem_size, "stride"));
-        st.r.push_back(checked_mul(rl.strides[d], rl.elem_size, "stride"));
-    }
-    return st;
-}
-
-namespace {
-
-LocalLayout bind(const Side& side, int index) {
-    return bind_layout(side.layout, side.dist->local_extents(index),
-                       side.dist->shape().elem_size());
-}
-
-// Byte strides between this process's buffer and the peers' buffers. Peers
-// with equal local extents have equal strides, and in a block distribution
-// nearly all peers do, so the last binding is kept.
-class PeerStrides {
-  public:
-    PeerStrides(const LocalLayout& mine, const Side& peers, bool mine_sends)
-        : mine_(mine), peers_(peers), mine_sends_(mine_sends) {}
-
-    const Strides& get(int peer) {
-        std::vector<Index> ext = peers_.dist->local_extents(peer);
-        if (!valid_ || ext != extents_) {
-            const LocalLayout other = bind(peers_, peer);
-            strides_ = mine_sends_ ? byte_strides(mine_, other) : byte_strides(other, mine_);
-            extents_ = std::move(ext);
-            valid_ = true;
-        }
-        return strides_;
-    }
-
-  private:
-    const LocalLayout& mine_;
-    const Side& peers_;
-    bool mine_sends_;
-    bool valid_ = false;
-    std::vector<Index> extents_;
-    Strides strides_;
-};
-
-} // namespace
-
 Index count_elements(const std::vector<Region>& regs) {
     Index e = 0;
     for (const Region& r : regs)
@@ -346,10 +301,14 @@ void check_sides(const Side& send, const Side& recv) {
         fail(Errc::mismatch, "sender and receiver element types differ: " + to_string(a.type()) +
                                  " vs " + to_string(b.type()));
     send.dist->check_disjoint_covering();
-    for (const Side* s : {&send, &recv})
-        if (s->layout.ndims() != a.ndims())
-            fail(Errc::layout, "layout has " + std::to_string(s->layout.ndims()) +
-                                   " dimensions but the data has " + std::to_string(a.ndims()));
+    for (const Side* s : {&send, &recv}) {
+        if (!s->layouts.empty() && s->layouts.size() != static_cast<std::size_t>(s->dist->nprocs()))
+            fail(Errc::internal, "a side has a layout list of another length than its processes");
+        for (int i = 0; i < (s->layouts.empty() ? 1 : s->dist->nprocs()); ++i)
+            if (s->layout_of(i).ndims() != a.ndims())
+                fail(Errc::layout, "layout has " + std::to_string(s->layout_of(i).ndims()) +
+                                       " dimensions but the data has " + std::to_string(a.ndims()));
+    }
     check_box_sides(send, recv);
 }
 
@@ -368,7 +327,7 @@ std::vector<Region> pair_regions(const Side& send, const Side& recv, int s, int 
         runs.push_back(&pd);
     }
     std::vector<Region> out;
-    emit_regions(runs, byte_strides(bind(send, s), bind(recv, r)), out);
+    emit_regions(runs, byte_strides(bind_side(send, s), bind_side(recv, r)), out);
     return out;
 }
 
@@ -412,7 +371,7 @@ LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int rec
     LocalPlan plan;
     plan.elem_size = sd.shape().elem_size();
     if (send_index >= 0) {
-        plan.send_layout = bind(send, send_index);
+        plan.send_layout = bind_side(send, send_index);
         const DimRuns dr = runs_from_sender(sd, rd, sd.coords(send_index), cells);
         PeerStrides strides(plan.send_layout, recv, true);
         for_each_peer(
@@ -428,7 +387,7 @@ LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int rec
             });
     }
     if (recv_index >= 0) {
-        plan.recv_layout = bind(recv, recv_index);
+        plan.recv_layout = bind_side(recv, recv_index);
         const DimRuns dr = runs_to_receiver(sd, rd, rd.coords(recv_index), cells);
         PeerStrides strides(plan.recv_layout, send, false);
         for_each_peer(
@@ -441,6 +400,11 @@ LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int rec
             });
         if (cells == Cells::all) plan.fills = fill_regions(rd, plan.recv_layout, recv_index);
     }
+    // Peers were met in grid-coordinate order, which is index order only in
+    // a row-major grid: sort by index, as the strategies expect.
+    const auto by_peer = [](const PeerRegions& a, const PeerRegions& b) { return a.peer < b.peer; };
+    std::sort(plan.sends.begin(), plan.sends.end(), by_peer);
+    std::sort(plan.recvs.begin(), plan.recvs.end(), by_peer);
     return plan;
 }
 } // namespace dri::core

@@ -3,6 +3,7 @@
 // stretches (runs) and their product into regions.
 #pragma once
 
+#include "core/pair_strides.hpp"
 #include "core/plan.hpp"
 
 #include <vector>
@@ -30,10 +31,6 @@ struct Run {
     Index reps = 1, ds = 0, dr = 0;
 };
 
-struct Strides {
-    std::vector<Index> s, r; // byte strides per dimension
-};
-
 // The stored cells of grid coordinate c along dimension d of a (tensor)
 // distribution, in local order: all of them, or only the owned ones.
 std::vector<Piece> recv_pieces(const Distribution& dist, int d, int c, Cells cells = Cells::all);
@@ -51,9 +48,6 @@ void normalize(Region& reg);
 // combination of runs, offsets from 0.
 void emit_regions(const std::vector<const std::vector<Run>*>& runs, const Strides& st,
                   std::vector<Region>& out);
-
-// Byte strides per dimension of a sender and a receiver local layout.
-Strides byte_strides(const LocalLayout& sl, const LocalLayout& rl);
 
 Index count_elements(const std::vector<Region>& regs);
 

@@ -24,7 +24,8 @@ SideRecord side(const std::string& name, int role, std::vector<int> ranks, const
     s.name = name;
     s.role = role;
     s.strategy = strategy;
-    s.desc = side_description(ranks, shape, parse_partition(part), Layout::packed(2));
+    s.desc = side_description(ranks, shape, parse_partition(part), GridOrder::row_major,
+                              Layout::packed(2));
     s.ranks = std::move(ranks);
     s.rank = s.ranks.front();
     return s;
@@ -126,9 +127,9 @@ TEST_CASE("side records: a fan-out has one pair per receiving side") {
     SUBCASE("each receiving side must match the sending side") {
         auto bad = published({side("z", 0, {0}, "whole,whole"), side("z", 1, {1}, "whole,whole"),
                               side("z", 1, {2}, "block,whole")});
-        bad.at("z").side[1][1].desc =
-            side_description({2}, Shape(parse_shape("12x9"), parse_type("float")),
-                             parse_partition("block,whole"), Layout::packed(2));
+        bad.at("z").side[1][1].desc = side_description(
+            {2}, Shape(parse_shape("12x9"), parse_type("float")), parse_partition("block,whole"),
+            GridOrder::row_major, Layout::packed(2));
         const dri::test::Thrown e = dri::test::thrown_by([&] { validate("z", bad.at("z")); });
         CHECK(e.code == Errc::mismatch);
         CHECK(e.message.find("the receiving side of rank 2") != std::string::npos);

@@ -156,6 +156,11 @@ int DRI_Group_destroy(DRI_Group* group) {
 
 int DRI_Distribution_create(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
                             DRI_Distribution* dist) {
+    return DRI_Distribution_create_ordered(gdo, part, group, DRI_GRID_ROW_MAJOR, dist);
+}
+
+int DRI_Distribution_create_ordered(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
+                                    DRI_Grid_order order, DRI_Distribution* dist) {
     return api([&] {
         detail::require_initialized();
         // With a valid group, bad other arguments still take part in the
@@ -168,7 +173,11 @@ int DRI_Distribution_create(DRI_Globaldata gdo, DRI_Partition part, DRI_Group gr
             gp = lookup<std::shared_ptr<const detail::GlobalDataImpl>>(gdo, "global data");
             pp = lookup<std::shared_ptr<const detail::PartitionImpl>>(part, "partition");
         });
-        auto d = detail::make_distribution(gp.get(), pp.get(), g, pre);
+        // The order is read as the caller's int: any value reaches the
+        // collective check, which refuses it on every member.
+        const int ord = static_cast<int>(order);
+        auto d = detail::make_distribution(gp.get(), pp.get(), g, static_cast<core::GridOrder>(ord),
+                                           pre);
         *dist = add<DRI_Distribution>(std::move(d));
     });
 }

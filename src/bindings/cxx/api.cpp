@@ -169,10 +169,12 @@ int Layout::ndims() const {
 }
 Layout::~Layout() = default;
 
-Distribution::Distribution(const GlobalData& gdo, const Partition& part, const Group& group)
+Distribution::Distribution(const GlobalData& gdo, const Partition& part, const Group& group,
+                           GridOrder order)
     : impl_(guarded([&] {
           need(group.impl(), "Group");
-          return detail::make_distribution(gdo.impl().get(), part.impl().get(), group.impl());
+          return detail::make_distribution(gdo.impl().get(), part.impl().get(), group.impl(),
+                                           static_cast<core::GridOrder>(order));
       })) {}
 
 namespace {
@@ -224,6 +226,9 @@ Index Distribution::cells(int idx) const {
 
 std::vector<int> Distribution::grid() const {
     return need(impl_, "Distribution").dist.grid();
+}
+GridOrder Distribution::grid_order() const {
+    return static_cast<GridOrder>(need(impl_, "Distribution").dist.grid_order());
 }
 int Distribution::size() const {
     return need(impl_, "Distribution").dist.nprocs();
