@@ -218,7 +218,7 @@ TEST_CASE("side records: a box side comes back with its boxes, checked as a pair
         s.name = "boxes";
         s.role = role;
         s.desc = side_description(ranks, shape, Partition(2, DimPartition::whole()),
-                                  Layout::packed(2), bp.get());
+                                  GridOrder::row_major, Layout::packed(2), bp.get());
         s.ranks = std::move(ranks);
         s.rank = s.ranks.front();
         return s;
