@@ -94,6 +94,10 @@ void add_bench_options(CLI::App& app, Options& o) {
         ->check(CLI::Range(1, 12))
         ->capture_default_str()
         ->group(run);
+    app.add_flag("--count-messages", o.count_messages,
+                 "after timing, one more call of each method with the PMPI message counter "
+                 "on: the messages all processes asked MPI for, within and between nodes")
+        ->group("Output");
     app.add_option("--json", o.json, "write the results as JSON (one document)")->group("Output");
     app.add_option("--csv", o.csv, "write the results as CSV (one row per method)")
         ->group("Output");

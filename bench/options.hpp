@@ -23,6 +23,7 @@ struct Options {
     std::string memory = "shared"; // send rings: shared, allocator, owned or heap (rings.hpp)
     std::string sweep = "none";    // none | sizes | ranks-per-node
     std::string json, csv;
+    bool count_messages = false;   // one more call per method with the PMPI counter on
     std::vector<std::string> argv; // the full command line, recorded in the JSON
 };
 

@@ -24,8 +24,9 @@ RunResult summarise(const std::string& label, const Problem& pb, const Environme
                        0,
                        t.heap,
                        t.rss,
+                       {},
+                       methods[i].check,
                        {}};
-        m.checked = methods[i].check;
         m.gbps = m.stats.median > 0 ? static_cast<double>(r.bytes) / m.stats.median / 1e9 : 0;
         r.wrong |= !t.error.empty();
         if (methods[i].kind == Kind::baseline && (best == 0 || m.stats.median < best))
@@ -78,6 +79,25 @@ std::string mib(long long bytes) {
 
 } // namespace
 
+namespace {
+
+// --count-messages: what one call asked MPI for, summed over all processes.
+void print_messages(const std::vector<MethodResult>& methods) {
+    bool any = false;
+    for (const MethodResult& m : methods)
+        any = any || m.messages.has_value();
+    if (!any) return;
+    std::printf("  messages of one call, all processes (a collective counts one per peer with "
+                "data to send):\n");
+    for (const MethodResult& m : methods)
+        if (m.messages)
+            std::printf("  %-24s within nodes %7lld (%lld B)  between nodes %7lld (%lld B)\n",
+                        m.name.c_str(), m.messages->intra_messages, m.messages->intra_bytes,
+                        m.messages->inter_messages, m.messages->inter_bytes);
+}
+
+} // namespace
+
 void print_run(const RunResult& r) {
     std::printf("\n%s: %s %s, %.1f MiB, %d ranks on %d node(s)%s\n", r.label.c_str(),
                 r.spec.shape.c_str(), r.spec.type.c_str(), static_cast<double>(r.bytes) / 1048576.0,
@@ -113,6 +133,7 @@ void print_run(const RunResult& r) {
     if (!verified.empty())
         std::printf("  verified (exact, every element on every rank, against the oracle): %s\n",
                     verified.c_str());
+    print_messages(r.methods);
     std::fflush(stdout);
 }
 
@@ -133,6 +154,11 @@ nlohmann::json method_json(const MethodResult& m) {
     j["rss_bytes"] = m.rss >= 0 ? nlohmann::json(m.rss) : nlohmann::json();
     if (!m.note.empty()) j["note"] = m.note;
     if (!m.error.empty()) j["error"] = m.error;
+    if (m.messages)
+        j["messages"] = {{"intra_node", m.messages->intra_messages},
+                         {"intra_node_bytes", m.messages->intra_bytes},
+                         {"inter_node", m.messages->inter_messages},
+                         {"inter_node_bytes", m.messages->inter_bytes}};
     return j;
 }
 

@@ -4,6 +4,7 @@
 
 #include "environment.hpp"
 #include "measure.hpp"
+#include "message_counts.hpp"
 #include "options.hpp"
 #include "stats.hpp"
 
@@ -21,8 +22,9 @@ struct MethodResult {
     std::vector<double> times;
     double first = 0, setup = 0, gbps = 0;
     long long heap = -1, rss = -1;
-    std::optional<double> ratio; // best baseline's median over this median
-    bool checked = false;        // compared with the oracle before timing
+    std::optional<double> ratio;           // best baseline's median over this median
+    bool checked = false;                  // compared with the oracle before timing
+    std::optional<MessageCounts> messages; // --count-messages: one call, all processes
 };
 
 struct RunResult {

@@ -57,6 +57,11 @@ RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm co
     const std::vector<Timings> t = measure(cat.methods, pb, rings, mo);
     RunResult r =
         summarise(o.scenario.empty() ? "custom" : o.scenario, pb, env, cat.methods, t, cat.skipped);
+    if (o.count_messages) {
+        const std::vector<MessageCounts> counts = count_messages(cat.methods, pb);
+        for (std::size_t i = 0; i < counts.size(); ++i)
+            r.methods[i].messages = counts[i];
+    }
     r.spec = spec;
     if (reverse) r.operation = "reverse_sum";
     if (ptrans) r.operation = "ptrans";
