@@ -26,7 +26,8 @@ namespace {
 
 // A(i, j) and C_old(i, j): a hash of the indices in [-0.5, 0.5).
 double matrix_value(std::uint64_t seed, Index i, Index j) {
-    std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(i) * 0xBF58476D1CE4E5B9ull +
+    std::uint64_t z = seed * 0x9E3779B97F4A7C15ull +
+                      static_cast<std::uint64_t>(i) * 0xBF58476D1CE4E5B9ull +
                       static_cast<std::uint64_t>(j) * 0x94D049BB133111EBull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;

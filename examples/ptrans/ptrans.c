@@ -238,8 +238,9 @@ int main(int argc, char** argv) {
     check(DRI_Blockinfo_get(a_dist, col_major, &ai), "DRI_Blockinfo_get");
     check(DRI_Blockinfo_get(c_dist, row_major, &ci), "DRI_Blockinfo_get");
     ok = ai.local_extent[0] == mp && ai.local_extent[1] == nq && ci.local_extent[0] == nq &&
-         ci.local_extent[1] == mp && (mp * nq == 0 || (ai.strides[0] == 1 && ai.strides[1] == lld &&
-                                                       ci.strides[1] == 1 && ci.strides[0] == lld));
+         ci.local_extent[1] == mp &&
+         (mp * nq == 0 || (ai.strides[0] == 1 && ai.strides[1] == lld && ci.strides[1] == 1 &&
+                           ci.strides[0] == lld));
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!ok) {
         if (rank == 0) fprintf(stderr, "ptrans: dri's blocks differ from BLACS's\n");
