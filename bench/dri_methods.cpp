@@ -22,6 +22,14 @@ const std::map<std::string, dri::Strategy>& strategy_names() {
     return m;
 }
 
+std::optional<dri::Combine> combine_op(const std::string& name) {
+    if (name == "sum") return dri::Combine::sum;
+    if (name == "max") return dri::Combine::max;
+    if (name == "min") return dri::Combine::min;
+    if (name == "none") return std::nullopt;
+    throw std::invalid_argument("unknown combine operation " + name);
+}
+
 std::string chosen_name(dri::Strategy s) {
     for (const auto& [name, v] : strategy_names())
         if (v == s) return name;
@@ -47,7 +55,9 @@ void send_from_owned_ring(dri::Transfer& t, const dri::Distribution& d, const dr
 } // namespace
 
 void add_dri_methods(Catalog& cat, const Problem& pb, Rings& rings,
-                     const std::vector<std::string>& strategies, bool owned_rings) {
+                     const std::vector<std::string>& strategies, bool owned_rings,
+                     const std::string& combine) {
+    const std::optional<dri::Combine> op = combine_op(combine);
     const dri::GlobalData gd = test::to_api(pb.shape);
     const dri::Group sg(pb.comm, pb.send_ranks), rg(pb.comm, pb.recv_ranks);
     std::optional<dri::Distribution> sd, rd;
@@ -65,6 +75,7 @@ void add_dri_methods(Catalog& cat, const Problem& pb, Rings& rings,
         if (sd && owned_rings) send_from_owned_ring(*t, *sd, sl, rings);
         if (sd && !owned_rings) t->send(*sd, sl, rings.send);
         if (rd) t->recv(*rd, rl, rings.recv);
+        if (rd && op) t->combine(*op);
         std::string why;
         try {
             if (sd || rd)
@@ -95,6 +106,16 @@ void add_dri_methods(Catalog& cat, const Problem& pb, Rings& rings,
         };
         if (part && (s == "auto" || s == "measure"))
             m.note = "chose " + chosen_name(t->chosen_strategy());
+        if (op) {
+            // The cells before the checked call are the poison: what the
+            // combining oracle starts from.
+            m.prepare = [&rings](int k) { rings.poison_recv(k); };
+            m.verify = [&pb, &rings, o = *op](int k) {
+                return pb.me_recv < 0
+                           ? std::string()
+                           : check_combined(pb, o, rings.recv[static_cast<std::size_t>(k)].data());
+            };
+        }
         cat.add(std::move(m), probe);
     }
 }

@@ -60,8 +60,17 @@ std::function<void(int)> ring_runner(std::shared_ptr<M> m, Rings& rings) {
 
 // Builders: each adds its method(s) to the catalogue, or a skip with the
 // reason it cannot apply. Every rank adds the same names in the same order.
+// With `combine` other than "none" (sum, max, min), the receivers combine
+// what arrives (DRI_Transfer_set_combine) and each method is checked
+// against the combining oracle (combine_oracle.cpp) instead of the stored one.
 void add_dri_methods(Catalog& cat, const Problem& pb, Rings& rings,
-                     const std::vector<std::string>& strategies, bool owned_rings);
+                     const std::vector<std::string>& strategies, bool owned_rings,
+                     const std::string& combine = "none");
+// Receive buffer k's first mismatch after one combining reorganization of
+// frame 0 into a buffer poisoned with recv_poison ("" when right): each
+// cell must be op(its poison, the element the stored oracle puts there; 0
+// for zero padding), bytes outside the cells untouched.
+std::string check_combined(const Problem& pb, dri::Combine op, const std::byte* buf);
 void add_subarray_method(Catalog& cat, const Problem& pb, Rings& rings);
 void add_naive_method(Catalog& cat, const Problem& pb, Rings& rings);
 void add_expert_method(Catalog& cat, const Problem& pb, Rings& rings);

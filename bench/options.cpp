@@ -94,6 +94,13 @@ void add_bench_options(CLI::App& app, Options& o) {
         ->check(CLI::Range(1, 12))
         ->capture_default_str()
         ->group(run);
+    app.add_option("--combine", o.combine,
+                   "none; sum, max or min: the receivers combine what arrives into their "
+                   "buffers (DRI_Transfer_set_combine; C += A' with sum). Times the DRI "
+                   "strategies only, each checked against the combining oracle first")
+        ->check(CLI::IsMember({"none", "sum", "max", "min"}))
+        ->capture_default_str()
+        ->group(run);
     app.add_flag("--count-messages", o.count_messages,
                  "after timing, one more call of each method with the PMPI message counter "
                  "on: the messages all processes asked MPI for, within and between nodes")
@@ -127,6 +134,10 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
             throw CLI::ValidationError("--halo", "applies to --scenario halo and reverse_halo");
         if ((!o.grid.empty() || app.count("--nb")) && o.scenario != "ptrans")
             throw CLI::ValidationError("--grid and --nb", "apply to --scenario ptrans");
+        if (o.combine != "none" && is_reverse_scenario(o.scenario))
+            throw CLI::ValidationError("--combine", "applies to forward transfers only");
+        if (o.combine != "none" && o.scenario == "ptrans")
+            throw CLI::ValidationError("--combine", "--scenario ptrans adds into C itself (SUM)");
         if (is_reverse_scenario(o.scenario) || o.scenario == "ptrans") {
             // The same ranks on both sides: every rank of the run.
             for (const char* flag :

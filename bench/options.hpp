@@ -22,6 +22,7 @@ struct Options {
     int reps = 10, warmup = 2, buffers = 1, sweep_steps = 5;
     std::string memory = "shared"; // send rings: shared, allocator, owned or heap (rings.hpp)
     std::string sweep = "none";    // none | sizes | ranks-per-node
+    std::string combine = "none";  // none | sum | max | min: the receivers combine (DRI only)
     std::string json, csv;
     bool count_messages = false;   // one more call per method with the PMPI counter on
     std::vector<std::string> argv; // the full command line, recorded in the JSON

@@ -4,7 +4,8 @@
 // is rank p*Q + q), each block stored column-major with LLD = max(1, local
 // rows). The send rings hold A's blocks, the receive rings C's (read and
 // written). The method times one DRI transfer of A into C through the C
-// binding, as examples/ptrans does it, and is checked against an oracle of
+// binding, adding what arrives into C (DRI_Transfer_set_combine with
+// DRI_COMBINE_SUM), as examples/ptrans does it, and is checked against an oracle of
 // its own built from ScaLAPACK's index arithmetic (numroc), not from dri:
 // every element of C equal to C_old + A' exactly.
 #include "core/error.hpp"
@@ -116,7 +117,7 @@ struct PtransTransfer {
     DRI_Distribution a_dist = nullptr, c_dist = nullptr;
     DRI_Layout col_major = nullptr, row_major = nullptr;
     DRI_Transfer xfer = nullptr;
-    std::vector<double> scratch; // A' before it is added into C
+    double empty = 0; // the buffer of a process without a block
     std::vector<void*> sbufs, rbufs;
     std::vector<DRI_Index> sizes;
     std::string error;
@@ -149,11 +150,10 @@ struct PtransTransfer {
         std::vector<int> c_ranks(static_cast<std::size_t>(b.P * b.Q));
         for (int g = 0; g < b.P * b.Q; ++g)
             c_ranks[static_cast<std::size_t>(g)] = (g % b.P) * b.Q + g / b.P;
-        scratch.resize(static_cast<std::size_t>(b.lld * (b.nq > 0 ? b.nq : 1)));
         const DRI_Index bytes = static_cast<DRI_Index>(sizeof(double)) * b.mp * b.nq;
         for (int k = 0; k < b.rings.count(); ++k) {
-            sbufs.push_back(b.a(k) ? static_cast<void*>(b.a(k)) : scratch.data());
-            rbufs.push_back(scratch.data());
+            sbufs.push_back(b.a(k) ? static_cast<void*>(b.a(k)) : &empty);
+            rbufs.push_back(b.c(k) ? static_cast<void*>(b.c(k)) : &empty);
             sizes.push_back(bytes);
         }
         const int n = b.rings.count();
@@ -168,7 +168,8 @@ struct PtransTransfer {
             ok(DRI_Layout_create(2, o01, nullptr, &row_major), "layout") &&
             ok(DRI_Transfer_create("dri-bench.ptrans", &xfer), "DRI_Transfer_create") &&
             ok(DRI_Transfer_send(xfer, a_dist, col_major, n, sbufs.data(), sizes.data()), "send") &&
-            ok(DRI_Transfer_recv(xfer, c_dist, row_major, 1, rbufs.data(), sizes.data()), "recv");
+            ok(DRI_Transfer_recv(xfer, c_dist, row_major, n, rbufs.data(), sizes.data()), "recv") &&
+            ok(DRI_Transfer_set_combine(xfer, DRI_COMBINE_SUM), "DRI_Transfer_set_combine");
     }
     // Collective: after the declarations on every rank.
     void commit(MPI_Comm comm) {
@@ -236,20 +237,16 @@ void add_ptrans_methods(Catalog& cat, const Problem& pb, Rings& rings, int grid_
              nullptr,
              true,
              std::string("one DRI_Do of A into C (AUTO chose ") + strategy_name(chosen) +
-                 "), then A' added into C locally",
+                 "), arriving elements added into C (DRI_COMBINE_SUM)",
              0,
              -1,
              -1};
-    m.run = [t, b](int k) {
+    m.run = [t](int k) {
         int cur_send = -1, cur_recv = -1;
         DRI_Transfer_current(t->xfer, &cur_send, &cur_recv);
-        if (cur_send != k) throw std::logic_error("dri-bench: ring out of step");
+        if (cur_send != k || cur_recv != k) throw std::logic_error("dri-bench: ring out of step");
         if (DRI_Do(t->xfer) != DRI_SUCCESS)
             throw std::runtime_error(std::string("DRI_Do: ") + DRI_Last_error_message());
-        double* c = b->c(k);
-        const Index count = b->mp * b->nq; // lld == mp where mp > 0
-        for (Index i = 0; i < count; ++i)
-            c[i] += t->scratch[static_cast<std::size_t>(i)];
     };
     m.prepare = [b](int k) { b->prepare(k); };
     m.verify = [b](int k) { return b->verify(k); };

@@ -108,6 +108,10 @@ void print_run(const RunResult& r) {
     if (r.operation == "reverse_sum")
         std::printf("  timed: the REVERSE of this transfer with SUM (every receiver's copies, halo "
                     "cells included, added back into the senders' owned elements)\n");
+    if (r.operation.rfind("forward_combine_", 0) == 0)
+        std::printf("  timed: the receivers COMBINE what arrives into their buffers with %s "
+                    "(DRI_Transfer_set_combine)\n",
+                    r.operation.substr(16).c_str());
     for (const Skipped& s : r.skipped)
         std::printf("  skipped %s: %s\n", s.name.c_str(), s.reason.c_str());
     std::printf("  %-24s %9s %9s %9s %9s %9s %6s %7s %7s | %9s %9s %8s %8s\n", "method (ms)",

@@ -46,7 +46,12 @@ RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm co
     } else if (ptrans) {
         add_ptrans_methods(cat, pb, rings, grid_p, grid_q, o.nb);
     } else {
-        add_dri_methods(cat, pb, rings, o.strategies, o.memory == "owned");
+        add_dri_methods(cat, pb, rings, o.strategies, o.memory == "owned", o.combine);
+    }
+    // The reverse and PTRANS scenarios bring their own methods and oracles.
+    if (!reverse && !ptrans && o.combine != "none") {
+        cat.skip("baselines", "they store what arrives; --combine times the DRI strategies only");
+    } else if (!reverse && !ptrans) {
         add_subarray_method(cat, pb, rings);
         add_naive_method(cat, pb, rings);
         add_expert_method(cat, pb, rings);
@@ -65,6 +70,7 @@ RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm co
     r.spec = spec;
     if (reverse) r.operation = "reverse_sum";
     if (ptrans) r.operation = "ptrans";
+    if (o.combine != "none") r.operation = "forward_combine_" + o.combine;
     return r;
 }
 

@@ -43,6 +43,9 @@ enum class RoleKind { send, recv };
 void declare_role(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
                   const LayoutImpl& layout, std::span<const std::span<std::byte>> buffers);
 void set_strategy(TransferImpl& t, Strategy s);
+// Before commit, on a process with a receiving role: elements arriving there
+// are combined into its cells with `op` (REPLACE: stored, the default).
+void set_combine(TransferImpl& t, core::CombineOp op);
 
 // Collective over comm; see commit/commit.hpp.
 void commit(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Status& pre = {});

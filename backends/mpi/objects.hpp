@@ -6,6 +6,7 @@
 #include "core/distribution.hpp"
 #include "core/layout.hpp"
 #include "core/plan.hpp"
+#include "kernels/combine.hpp"
 #include "mpi/shared_memory.hpp"
 #include "mpi/strategy.hpp"
 
@@ -73,6 +74,9 @@ struct TransferImpl {
     std::optional<Role> send, recv;
     Strategy strategy = Strategy::automatic;
     Strategy chosen = Strategy::automatic;
+    // How elements arriving at the receiving role meet its cells
+    // (DRI_Transfer_set_combine): stored (REPLACE) or combined into them.
+    core::CombineOp combine = core::CombineOp::replace;
     bool committed = false;
     bool in_flight = false;
     std::string failed; // why an earlier DRI_Do failed in MPI; "" while usable

@@ -253,6 +253,20 @@ void set_strategy(TransferImpl& t, Strategy s) {
     t.strategy = s;
 }
 
+void set_combine(TransferImpl& t, core::CombineOp op) {
+    require_initialized();
+    if (t.committed) core::fail(Errc::state, "transfer '" + t.name + "' is already committed");
+    if (!t.recv)
+        core::fail(Errc::state, "transfer '" + t.name +
+                                    "': only a process that declared the receiving role (before "
+                                    "this call) chooses how arriving elements are combined");
+    if (static_cast<int>(op) < 0 ||
+        static_cast<int>(op) > static_cast<int>(core::CombineOp::replace))
+        core::fail(Errc::arg, "transfer '" + t.name + "': unknown combine operation " +
+                                  std::to_string(static_cast<int>(op)));
+    t.combine = op;
+}
+
 void commit(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Status& pre) {
     commit_transfers(comm, xfers, pre);
 }

@@ -315,7 +315,8 @@ DRI_API int DRI_Transfer_current(DRI_Transfer xfer, int* send_buffer, int* recv_
 DRI_API int DRI_Transfer_destroy(DRI_Transfer* xfer);
 
 /* ---- reverse (adjoint) ------------------------------------------------------- */
-/** How the copies of one sender element come back into it. */
+/** How the copies of one sender element come back into it (the reverse), or
+ * how arriving elements meet a receiver's cells (DRI_Transfer_set_combine). */
 typedef enum DRI_Combine {
     DRI_COMBINE_SUM = 0,    /**< the adjoint: every copy added into the element */
     DRI_COMBINE_MAX = 1,    /**< the largest copy (integer and floating types) */
@@ -323,6 +324,28 @@ typedef enum DRI_Combine {
     DRI_COMBINE_REPLACE = 3 /**< the owner's copy: the cell of the receiver whose own block
                                  holds the element, not an overlap copy */
 } DRI_Combine;
+/** Combine on receive: elements arriving at this process's receive buffer
+ * become op(cell, arriving element) instead of replacing the cell, as in
+ * PTRANS's C := A' + C (ScaLAPACK's PxTRAN, PetscSF's Reduce). REPLACE, the
+ * default, stores them. Every cell the plan writes is combined once per
+ * reorganization, whatever the strategy: overlap (halo) cells and wrapped
+ * or replicated edge cells with the copy they receive, zero-padded edge
+ * cells with the value zero (unchanged by SUM; MAX keeps max(cell, 0)).
+ * Cells no element reaches are left as they are. Type rules as for
+ * DRI_Transfer_reverse: SUM, MAX and MIN on integer and floating types, SUM
+ * on complex types too, REPLACE only on records and bytes (DRI_ERR_TYPE at
+ * commit, on every process of the transfer). Local call, before commit, on
+ * a process that declared the receiving role (else DRI_ERR_STATE); an
+ * unknown op is DRI_ERR_ARG. Every process of a receiving side must pass
+ * the same op (DRI_ERR_INCONSISTENT at commit, on every process); the sides
+ * of a fan-out may differ. No scale of the cells (C := beta*C + A') is
+ * offered: scale C before DRI_Do. Strategies that would receive straight
+ * into the user's buffer receive into scratch allocated at commit and
+ * combine from there (P2P, and so AUTO, packs every message it receives;
+ * ALLTOALLW receives bytes). Under DRI_STRATEGY_MEASURE the commit's timed
+ * runs combine into the receive buffers too: fill them after the commit. */
+DRI_API int DRI_Transfer_set_combine(DRI_Transfer xfer, DRI_Combine op);
+
 /** The reverse of a committed transfer: the receivers' buffers flow back
  * into the senders' buffers, and every sender element becomes the
  * combination, with `op`, of the copies the receivers hold of it (overlap

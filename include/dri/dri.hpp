@@ -97,7 +97,8 @@ enum class Strategy : int {
     hybrid = DRI_STRATEGY_HYBRID,
 };
 
-/// How the copies of one sender element come back into it (Transfer::reverse).
+/// How the copies of one sender element come back into it (Transfer::reverse),
+/// or how arriving elements meet a receiver's cells (Transfer::combine).
 enum class Combine : int {
     sum = DRI_COMBINE_SUM,
     max = DRI_COMBINE_MAX,
@@ -342,6 +343,10 @@ class DRI_API Transfer {
         return {reinterpret_cast<T*>(b.data()), b.size() / sizeof(T)};
     }
     void strategy(Strategy s);
+    /// Before commit, on a receiving process: elements arriving in the
+    /// receive buffer are combined into its cells with `op` instead of
+    /// stored (DRI_Transfer_set_combine; Combine::replace stores them).
+    void combine(Combine op);
 
     /// Collective over the parent communicator of the transfer's groups.
     void commit();

@@ -162,7 +162,8 @@ void bind_transfer(py::module_& m) {
                        "(DRI_COMBINE_*): SUM adds every receiver's copy (the adjoint of the\n"
                        "forward transfer), MAX and MIN keep the largest and smallest, REPLACE\n"
                        "takes the owner's copy (not with several receiving sides). Records and\n"
-                       "bytes allow REPLACE only, complex numbers SUM and REPLACE.")
+                       "bytes allow REPLACE only, complex numbers SUM and REPLACE. Also how a\n"
+                       "receiver combines arriving elements (Transfer.recv's combine=).")
         .value("SUM", Combine::sum)
         .value("MAX", Combine::max)
         .value("MIN", Combine::min)
@@ -197,11 +198,24 @@ void bind_transfer(py::module_& m) {
             "nothing is declared. Send arrays are only read (a reverse writes them).")
         .def(
             "recv",
-            [](PyTransfer& t, const PyDistribution& d, const Layout& l, py::handle arrays) {
+            [](PyTransfer& t, const PyDistribution& d, const Layout& l, py::handle arrays,
+               Combine combine) {
                 t.declare(false, d, l, arrays);
+                t.get().combine(combine);
             },
             py::arg("dist"), py::arg("layout"), py::arg("buffers"),
-            "Declare this process's receiver role, as send() but over writable arrays.")
+            py::arg("combine") = Combine::replace,
+            "Declare this process's receiver role, as send() but over writable arrays.\n"
+            "`combine` (a dri.Combine): SUM, MAX or MIN combine each arriving element\n"
+            "into the cell it lands in (C := A' + C with SUM) instead of storing it\n"
+            "(REPLACE, the default); see combine().")
+        .def(
+            "combine", [](PyTransfer& t, Combine op) { t.get().combine(op); }, py::arg("op"),
+            "Before commit, on a receiving process: how arriving elements meet the\n"
+            "receive array's cells (a dri.Combine; DRI_Transfer_set_combine). Every\n"
+            "process of a receiving side passes the same op; zero-padded edge cells\n"
+            "combine the value 0. Records and bytes allow REPLACE only, complex\n"
+            "numbers SUM and REPLACE (dri.Error ERR_TYPE at commit).")
         .def(
             "strategy", [](PyTransfer& t, Strategy s) { t.get().strategy(s); }, py::arg("strategy"),
             "Request a dri.Strategy before commit (default AUTO: the library picks).")

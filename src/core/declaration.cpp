@@ -75,6 +75,7 @@ void write_side_record(Writer& w, const SideRecord& s) {
     w.i64(s.strategy);
     w.str(s.desc);
     write_ranks(w, s.ranks);
+    w.i64(s.combine);
 }
 
 SideRecord read_side_record(Reader& r, int rank) {
@@ -86,6 +87,7 @@ SideRecord read_side_record(Reader& r, int rank) {
     s.strategy = static_cast<int>(r.i64());
     s.desc = r.str();
     s.ranks = read_ranks(r);
+    s.combine = static_cast<int>(r.i64());
     return s;
 }
 
@@ -117,7 +119,7 @@ MatchedSide rebuild(const std::string& what, const SideRecord& rec) {
     return {rec.ranks,
             std::make_shared<const Distribution>(data.shape, data.part,
                                                  static_cast<int>(data.group_size)),
-            data.layout, rec.desc};
+            data.layout, rec.desc, rec.combine};
 }
 
 // A process takes part in at most one receiving side of a name: otherwise
@@ -225,6 +227,11 @@ void check_member(const std::map<std::string, Match>& names, const MemberDeclara
                                      " and " + std::to_string(d.rank) +
                                      " chose different strategies");
     const MatchedSide& side = m.of(d.role, d.desc);
+    if (d.combine != side.combine)
+        fail(Errc::inconsistent, what + "ranks " + std::to_string(d.first) + " and " +
+                                     std::to_string(d.rank) +
+                                     " asked for different combine operations on their receiving "
+                                     "side (DRI_Transfer_set_combine)");
     if (d.index < 0 || static_cast<std::size_t>(d.index) >= side.ranks.size() ||
         side.ranks[static_cast<std::size_t>(d.index)] != d.rank)
         fail(Errc::group, what + "rank " + std::to_string(d.rank) + " is not where the " +

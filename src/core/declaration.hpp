@@ -35,6 +35,9 @@ struct SideRecord {
     std::string desc;       // side_description
     std::vector<int> ranks; // the group, in group order (ranks of the commit communicator)
     int rank = 0;           // the publishing process (filled in by the reader)
+    // A receiving side: how arriving elements meet the cells they land in,
+    // as a DRI_Combine value (3, REPLACE, stores them). 3 on a sending side.
+    int combine = 3;
 };
 
 // The group travels as runs of evenly spaced ranks: a few numbers for the
@@ -52,6 +55,7 @@ struct MemberDeclaration {
     int index = -1;           // in the side's group
     int first = -1;           // the rank of the group's first process
     std::vector<Index> sizes; // of its ring's buffers
+    int combine = 3;          // as SideRecord::combine
 };
 
 // One side of a transfer as validation rebuilds it from its record. The
@@ -62,6 +66,7 @@ struct MatchedSide {
     std::shared_ptr<const Distribution> dist;
     Layout layout = Layout::packed(1);
     std::string desc;
+    int combine = 3; // as SideRecord::combine
     Side side() const { return {dist.get(), layout}; }
 };
 
@@ -100,8 +105,9 @@ std::map<std::string, Match> match_sides(const std::byte* all, std::size_t bytes
 void validate(const std::string& name, Match& m);
 
 // One process's own checks of its declaration against its side's record
-// (`names` after validate): published, the same description and strategy,
-// at its place in the group, buffers large enough.
+// (`names` after validate): published, the same description, strategy and
+// (receiving) combine operation, at its place in the group, buffers large
+// enough.
 void check_member(const std::map<std::string, Match>& names, const MemberDeclaration& d);
 
 // The error when a side's group has members that did not declare: `declared`

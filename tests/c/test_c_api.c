@@ -297,6 +297,69 @@ int main(int argc, char** argv) {
         OK(DRI_Transfer_destroy(&ot));
     }
 
+    /* Combine on receive: C := A' + C. A sender alone, an unknown op, a
+     * mismatch between receivers (DRI_ERR_INCONSISTENT everywhere), MAX on
+     * complex numbers (DRI_ERR_TYPE everywhere), a change after commit. */
+    {
+        DRI_Transfer ct = NULL;
+        DRI_Index cs1 = sinfo.bytes, cr1 = rinfo.bytes;
+        void* cs[1];
+        void* cr[1];
+        int round, rc;
+        long i, j;
+        cs[0] = malloc((size_t)sinfo.bytes + 1);
+        cr[0] = malloc((size_t)rinfo.bytes + 1);
+        for (round = 0; round < 3; ++round) {
+            OK(DRI_Transfer_create("c combine", &ct));
+            OK(DRI_Transfer_send(ct, rows, row_major, 1, cs, &cs1));
+            EXPECT(DRI_Transfer_set_combine(ct, DRI_COMBINE_SUM) == DRI_ERR_STATE);
+            OK(DRI_Transfer_recv(ct, cols, col_major, 1, cr, &cr1));
+            EXPECT(DRI_Transfer_set_combine(ct, (DRI_Combine)9) == DRI_ERR_ARG);
+            if (round == 0) /* the last process asks for MIN, the others for SUM */
+                OK(DRI_Transfer_set_combine(ct,
+                                            rank == size - 1 ? DRI_COMBINE_MIN : DRI_COMBINE_SUM));
+            else
+                OK(DRI_Transfer_set_combine(ct, round == 1 ? DRI_COMBINE_MAX : DRI_COMBINE_SUM));
+            rc = DRI_Transfer_commit(ct);
+            if (round == 0) EXPECT(rc == (size > 1 ? DRI_ERR_INCONSISTENT : DRI_ERR_TYPE));
+            if (round == 1) EXPECT(rc == DRI_ERR_TYPE);
+            if (round < 2) {
+                int mm[2] = {rc, -rc};
+                MPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_INT, MPI_MAX, comm);
+                EXPECT(mm[0] == -mm[1]); /* the same error on every rank */
+                OK(DRI_Transfer_destroy(&ct));
+            }
+        }
+        OK(rc);
+        EXPECT(DRI_Transfer_set_combine(ct, DRI_COMBINE_REPLACE) == DRI_ERR_STATE);
+        for (k = 0; k < 2; ++k) {
+            float complex* s = (float complex*)cs[0];
+            float complex* r = (float complex*)cr[0];
+            int done = 0;
+            for (i = 0; i < sinfo.local_extent[0]; ++i)
+                for (j = 0; j < M; ++j)
+                    s[i * M + j] = value(sinfo.owned_first[0] + i, j, k + 60);
+            for (j = 0; j < rinfo.local_extent[1]; ++j)
+                for (i = 0; i < N; ++i)
+                    r[j * N + i] = value(j, i, 7);
+            if (k == 0) {
+                OK(DRI_Do(ct));
+            } else {
+                OK(DRI_Do_start(ct));
+                while (!done)
+                    OK(DRI_Do_test(ct, &done));
+            }
+            for (j = 0; j < rinfo.local_extent[1]; ++j)
+                for (i = 0; i < N; ++i)
+                    if (r[j * N + i] != value(j, i, 7) + value(i, rinfo.owned_first[1] + j, k + 60))
+                        ++wrong;
+        }
+        EXPECT(wrong == 0);
+        OK(DRI_Transfer_destroy(&ct));
+        free(cs[0]);
+        free(cr[0]);
+    }
+
     /* Objects may be destroyed in any order; the rest is freed by DRI_Finalize. */
     OK(DRI_Distribution_destroy(&rows));
     OK(DRI_Group_destroy(&all));

@@ -169,6 +169,19 @@ TEST_CASE("side records: what each process checks of its own declaration") {
         d.strategy = 3;
         CHECK(code_of([&] { check_member(names, d); }) == Errc::inconsistent);
     }
+    SUBCASE("a receiver combining otherwise than its side's record") {
+        const Index cols = 12 * 4 * 4; // a 12 x 4 float column block
+        MemberDeclaration d = member(recv, 1, cols);
+        CHECK(code_of([&] { check_member(names, d); }) == Errc::success);
+        d.combine = 0; // SUM where the first process published REPLACE
+        CHECK(code_of([&] { check_member(names, d); }) == Errc::inconsistent);
+        SideRecord summing = recv;
+        summing.combine = 0; // the record travels with its operation
+        auto again = published({send, summing});
+        validate("t", again.at("t"));
+        CHECK(again.at("t").recv[0].combine == 0);
+        CHECK(code_of([&] { check_member(again, d); }) == Errc::success);
+    }
     SUBCASE("not where the group says") {
         MemberDeclaration d = member(send, 1, need);
         d.rank = 5;

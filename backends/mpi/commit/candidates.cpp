@@ -25,7 +25,27 @@ ExecutorContext context_of(const TransferImpl& t, const core::Match& m, std::siz
     for (int r : m.recv[k].ranks)
         ctx.recv_rank.push_back(core::position_in(m.participants[k], r));
     if (t.send) ctx.send_buffers = t.send->buffers;
+    ctx.combine = static_cast<core::CombineOp>(m.recv[k].combine);
+    ctx.type = m.send.dist->shape().type();
     return ctx;
+}
+
+// Every participant of the pair checks the same published side alike, before
+// any collective of the pair: the same error on each.
+void check_combine(const TransferImpl& t, const core::Match& m, std::size_t k) {
+    const int op = m.recv[k].combine;
+    if (op < 0 || op > static_cast<int>(core::CombineOp::replace))
+        core::fail(core::Errc::internal, "transfer '" + t.name + "': corrupt combine operation");
+    const core::ElementType& type = m.send.dist->shape().type();
+    if (!core::combine_defined(static_cast<core::CombineOp>(op), type))
+        core::fail(core::Errc::type,
+                   "transfer '" + t.name + "': the receiving side" +
+                       (m.recv.size() > 1 ? " of rank " + std::to_string(m.side[1][k].rank) : "") +
+                       " combines arriving elements with " +
+                       core::to_string(static_cast<core::CombineOp>(op)) +
+                       ", which is not defined on " + core::to_string(type) +
+                       " elements (records and bytes allow REPLACE only, complex numbers SUM and "
+                       "REPLACE)");
 }
 
 // Collective: whether some process of the transfer reads from another.
@@ -98,6 +118,7 @@ std::size_t fastest(Candidates& c, const MeasureBudget& b, const std::byte* send
 
 Candidates build_candidates(const TransferImpl& t, const core::Match& m, std::size_t k, int ri,
                             MPI_Comm comm) {
+    check_combine(t, m, k);
     const core::LocalPlan plan = plan_of(t, m, k, ri);
     ExecutorContext ctx = context_of(t, m, k);
     const auto requested = static_cast<Strategy>(m.strategy);

@@ -13,6 +13,12 @@ std::string description(const Role& role) {
     return core::side_description(role.dist->group->ranks, d.shape(), d.partition(), role.layout);
 }
 
+// How a role's arriving elements are combined, as published (REPLACE for a
+// sending role).
+int combine_of(const TransferImpl& t, int role) {
+    return static_cast<int>(role == 1 ? t.combine : core::CombineOp::replace);
+}
+
 // The roles this process declared, each as (transfer, role id, role).
 template <class F>
 void for_each_role(std::span<TransferImpl* const> xfers, F&& f) {
@@ -31,7 +37,8 @@ Names publish_sides(MPI_Comm comm, std::span<TransferImpl* const> xfers) {
     for_each_role(xfers, [&](const TransferImpl& t, int id, const Role& role) {
         const GroupImpl& g = *role.dist->group;
         if (g.my_index != 0) return;
-        mine.push_back({t.name, id, static_cast<int>(t.strategy), description(role), g.ranks, 0});
+        mine.push_back({t.name, id, static_cast<int>(t.strategy), description(role), g.ranks, 0,
+                        combine_of(t, id)});
     });
     w.i64(static_cast<core::Index>(mine.size()));
     for (const core::SideRecord& s : mine)
@@ -59,7 +66,8 @@ void check_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Na
                                             description(role),
                                             g.my_index,
                                             g.ranks.front(),
-                                            {}};
+                                            {},
+                                            combine_of(t, id)};
                   for (const auto& b : role.buffers)
                       d.sizes.push_back(static_cast<core::Index>(b.size()));
                   core::check_member(names, d);

@@ -1,8 +1,12 @@
 // ALLTOALLW: one MPI_Ialltoallw with one committed
 // derived datatype per peer and side; the self part and zero fills are local
-// copies.
+// copies. A receiver that combines what arrives (DRI_Transfer_set_combine)
+// receives each peer's bytes into scratch instead, and combines them from
+// there once the collective completes.
 #include "mpi/datatype.hpp"
 #include "mpi/strategies/base.hpp"
+#include "mpi/strategies/messages.hpp"
+#include "mpi/strategies/scratch.hpp"
 
 #include <algorithm>
 
@@ -12,8 +16,7 @@ namespace {
 
 class AlltoallwExecutor final : public CommExecutor {
   public:
-    AlltoallwExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx)
-        : CommExecutor(ctx.comm) {
+    AlltoallwExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx) : CommExecutor(ctx) {
         construct(plan, [&] { build(plan, ctx); });
     }
 
@@ -34,13 +37,22 @@ class AlltoallwExecutor final : public CommExecutor {
             stypes_[rank] = owned_.back().get();
             scounts_[rank] = 1;
         }
+        core::Index scratch = 0;
         for (const core::PeerRegions& p : plan.recvs) {
             const auto rank =
                 static_cast<std::size_t>(ctx.send_rank.at(static_cast<std::size_t>(p.peer)));
-            owned_.push_back(regions_datatype(p.regions, SideOf::receiver, plan.elem_size));
+            if (arrival_.combines()) {
+                const core::Index bytes = total_bytes(p.regions, plan.elem_size);
+                owned_.push_back(byte_range_datatype(scratch, bytes));
+                combined_.push_back({scratch, p.regions});
+                scratch = core::checked_add(scratch, bytes, "scratch size");
+            } else {
+                owned_.push_back(regions_datatype(p.regions, SideOf::receiver, plan.elem_size));
+            }
             rtypes_[rank] = owned_.back().get();
             rcounts_[rank] = 1;
         }
+        rbuf_ = Scratch(scratch);
     }
 
     ~AlltoallwExecutor() override { release(); }
@@ -50,20 +62,26 @@ class AlltoallwExecutor final : public CommExecutor {
     // producer starts all its pairs before waiting), and a blocking
     // MPI_Alltoallw never matches an MPI_Ialltoallw.
     void start(const std::byte* send, std::byte* recv) override {
+        std::byte* into = arrival_.combines() && rbuf_.get() ? rbuf_.get() : recv;
+        recv_target_ = recv;
         check_mpi(MPI_Ialltoallw(send ? send : &dummy_, scounts_.data(), sdispls_.data(),
-                                 stypes_.data(), recv ? recv : &dummy_, rcounts_.data(),
+                                 stypes_.data(), into ? into : &dummy_, rcounts_.data(),
                                  rdispls_.data(), rtypes_.data(), comm_, &req_),
                   "MPI_Ialltoallw");
         // The local part overlaps the messages in flight.
-        run_local(local_, send, recv);
+        run_local(send, recv);
     }
 
     // Progresses the single copies in flight here while it waits.
-    void wait() override { wait_any_progressing(1, &req_, nullptr); }
+    void wait() override {
+        wait_any_progressing(1, &req_, nullptr);
+        finish();
+    }
 
     bool test() override {
         int done = 0;
         check_mpi(MPI_Test(&req_, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        if (done) finish();
         return done != 0;
     }
 
@@ -73,6 +91,17 @@ class AlltoallwExecutor final : public CommExecutor {
     void drop_pending() noexcept override { req_ = MPI_REQUEST_NULL; }
 
   private:
+    // A peer's bytes in scratch, combined into its regions once arrived.
+    struct Combined {
+        core::Index offset = 0;
+        std::vector<core::Region> regions;
+    };
+
+    void finish() {
+        for (const Combined& c : combined_)
+            arrival_.unpack(rbuf_.get() + c.offset, c.regions, recv_target_);
+    }
+
     void release_more() noexcept override {
         if (req_ != MPI_REQUEST_NULL && mpi_alive()) MPI_Wait(&req_, MPI_STATUS_IGNORE);
         req_ = MPI_REQUEST_NULL;
@@ -83,6 +112,9 @@ class AlltoallwExecutor final : public CommExecutor {
     std::vector<int> scounts_, rcounts_, sdispls_, rdispls_;
     std::vector<MPI_Datatype> stypes_, rtypes_;
     std::vector<Datatype> owned_;
+    std::vector<Combined> combined_; // when combining: every peer received
+    Scratch rbuf_;
+    std::byte* recv_target_ = nullptr;
     std::byte dummy_{};
 };
 

@@ -1,14 +1,39 @@
 #include "mpi/strategies/base.hpp"
 
+#include "kernels/combine.hpp"
 #include "kernels/copy.hpp"
 
 namespace dri::detail {
 
-void run_local(const core::LocalPlan& plan, const std::byte* send, std::byte* recv) {
+Arrival::Arrival(const ExecutorContext& ctx)
+    : op(ctx.combine), type(ctx.type), zero(static_cast<std::size_t>(ctx.type.size)) {}
+
+void Arrival::region(const std::byte* src, std::byte* dst, const core::Region& r) const {
+    if (combines())
+        core::combine_region(src, dst, r, type, op);
+    else
+        core::copy_region(src, dst, r, type.size);
+}
+
+void Arrival::unpack(const std::byte* in, const std::vector<core::Region>& regs,
+                     std::byte* dst) const {
+    for (const core::Region& r : regs)
+        in += combines() ? core::combine_unpack_region(in, r, type, op, dst)
+                         : core::unpack_region(in, r, type.size, dst);
+}
+
+void run_local(const core::LocalPlan& plan, const Arrival& arrival, const std::byte* send,
+               std::byte* recv) {
     for (const core::Region& f : plan.fills)
-        core::zero_region(recv, f, plan.elem_size);
+        if (arrival.combines())
+            core::combine_region(arrival.zero.data(), recv, f, arrival.type, arrival.op);
+        else
+            core::zero_region(recv, f, plan.elem_size);
     for (const core::Region& r : plan.self)
-        core::copy_region(send, recv, r, plan.elem_size);
+        if (arrival.combines())
+            core::combine_region(send, recv, r, arrival.type, arrival.op);
+        else
+            core::copy_region(send, recv, r, plan.elem_size);
 }
 
 void RequestExecutor::wait_requests(const Progressable* self) {

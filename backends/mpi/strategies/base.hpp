@@ -26,9 +26,32 @@ class CommUntilTaken {
     MPI_Comm c_;
 };
 
+// How this process's receive buffer takes the elements that reach it:
+// stored (REPLACE), or combined into its cells with a SUM, MAX or MIN
+// (DRI_Transfer_set_combine). Every cell a plan writes is written once per
+// reorganization, so the order of arrivals cannot change a combined result.
+struct Arrival {
+    core::CombineOp op = core::CombineOp::replace;
+    core::ElementType type;
+    // One zero element: what a zero fill delivers, combined like any other
+    // arriving value (so MAX keeps max(cell, 0)).
+    std::vector<std::byte> zero;
+
+    Arrival() = default;
+    explicit Arrival(const ExecutorContext& ctx);
+    bool combines() const { return op != core::CombineOp::replace; }
+    // One region from src (its sender side) into dst (its receiver side).
+    void region(const std::byte* src, std::byte* dst, const core::Region& r) const;
+    // A packed stream of `regs` (pack_all's) into dst.
+    void unpack(const std::byte* in, const std::vector<core::Region>& regs, std::byte* dst) const;
+};
+
 // Applies the process's own part: zero fills of edge padding, then the
-// regions it moves from its send buffer to its receive buffer.
-void run_local(const core::LocalPlan& plan, const std::byte* send, std::byte* recv);
+// regions it moves from its send buffer to its receive buffer, each stored
+// or combined as `arrival` says. When combining, the fills' sender side
+// must repeat one element (s_off and every s stride 0: see CommExecutor).
+void run_local(const core::LocalPlan& plan, const Arrival& arrival, const std::byte* send,
+               std::byte* recv);
 
 // Common base: owns the transfer's communicator and the process's local
 // part (zero fills and self copy).
@@ -52,6 +75,8 @@ class CommExecutor : public Executor {
 
   protected:
     explicit CommExecutor(MPI_Comm comm) : comm_(comm) {}
+    // With the receive buffer's Arrival (the communicator is ours as above).
+    explicit CommExecutor(const ExecutorContext& ctx) : comm_(ctx.comm), arrival_(ctx) {}
     // Runs the derived class's construction; on failure frees everything,
     // the communicator included (it is ours from the start).
     template <class F>
@@ -60,6 +85,16 @@ class CommExecutor : public Executor {
             local_.elem_size = plan.elem_size;
             local_.self = plan.self;
             local_.fills = plan.fills;
+            // Stored elements are the plan's bytes, whatever the context said.
+            if (!arrival_.combines() && arrival_.type.size != plan.elem_size)
+                arrival_.type = core::ElementType::record(plan.elem_size);
+            // A combined fill reads its zero from one element (Arrival::zero).
+            if (arrival_.combines())
+                for (core::Region& f : local_.fills) {
+                    f.s_off = 0;
+                    for (core::Axis& a : f.axes)
+                        a.s = 0;
+                }
             build();
         } catch (...) {
             release();
@@ -84,7 +119,13 @@ class CommExecutor : public Executor {
     // Bytes per element (the plan's, kept with the local part).
     core::Index elem_size() const { return local_.elem_size; }
 
+    // The local part, stored or combined as arrival_ says.
+    void run_local(const std::byte* send, std::byte* recv) const {
+        detail::run_local(local_, arrival_, send, recv);
+    }
+
     MPI_Comm comm_;
+    Arrival arrival_;
     core::LocalPlan local_;
 };
 

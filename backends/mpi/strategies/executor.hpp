@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/plan.hpp"
+#include "kernels/combine.hpp"
 
 #include <mpi.h>
 
@@ -41,6 +42,10 @@ struct ExecutorContext {
     std::vector<int> send_rank;                     // sender index -> rank in comm
     std::vector<int> recv_rank;                     // receiver index -> rank in comm
     std::vector<std::span<std::byte>> send_buffers; // this process's ring, if a sender
+    // How elements arriving at this process's receive buffer meet its cells
+    // (REPLACE: stored), and the element type the combination reads.
+    core::CombineOp combine = core::CombineOp::replace;
+    core::ElementType type = core::ElementType::predefined(core::ElemKind::byte);
 };
 
 // What building one strategy for one plan gave: an executor, or, when the

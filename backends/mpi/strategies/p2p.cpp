@@ -15,8 +15,7 @@ namespace {
 
 class P2PExecutor final : public RequestExecutor {
   public:
-    P2PExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx)
-        : RequestExecutor(ctx.comm) {
+    P2PExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx) : RequestExecutor(ctx) {
         construct(plan, [&] { build(plan, ctx); });
     }
     ~P2PExecutor() override { release(); }
@@ -38,7 +37,7 @@ class P2PExecutor final : public RequestExecutor {
             }
             check_mpi(send_bytes(at, m.bytes, m.type, m.rank, comm_, &reqs_[k++]), "MPI_Isend");
         }
-        run_local(local_, send, recv);
+        run_local(send, recv);
         pending_ = static_cast<int>(reqs_.size());
     }
 
@@ -58,7 +57,10 @@ class P2PExecutor final : public RequestExecutor {
         auto add = [&](const core::PeerRegions& p, bool is_send, core::Index& scratch) {
             const int rank = is_send ? ctx.recv_rank.at(static_cast<std::size_t>(p.peer))
                                      : ctx.send_rank.at(static_cast<std::size_t>(p.peer));
-            return plan_message(p, rank, elem_size(), is_send, scratch);
+            // Combined arrivals cannot land in the user's buffer: such a
+            // message is received into scratch and combined from there.
+            return plan_message(p, rank, elem_size(), is_send, scratch,
+                                !is_send && arrival_.combines());
         };
         for (const core::PeerRegions& p : plan.recvs)
             recvs_.push_back(add(p, false, roff));
@@ -79,7 +81,7 @@ class P2PExecutor final : public RequestExecutor {
         if (static_cast<std::size_t>(index) >= recvs_.size()) return; // a send completed
         const Msg& m = recvs_[static_cast<std::size_t>(index)];
         if (m.route == Route::packed)
-            unpack_all(rbuf_.get() + m.offset, m.regions, elem_size(), recv_target_);
+            arrival_.unpack(rbuf_.get() + m.offset, m.regions, recv_target_);
     }
 
     void release_more() noexcept override {

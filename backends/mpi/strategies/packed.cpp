@@ -13,8 +13,7 @@ namespace {
 
 class PackedExecutor final : public CommExecutor {
   public:
-    PackedExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx)
-        : CommExecutor(ctx.comm) {
+    PackedExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx) : CommExecutor(ctx) {
         construct(plan, [&] { build(plan, ctx); });
     }
     ~PackedExecutor() override { release(); }
@@ -41,7 +40,7 @@ class PackedExecutor final : public CommExecutor {
                       "MPI_Ialltoallv");
 #endif
         }
-        run_local(local_, send, recv);
+        run_local(send, recv);
     }
     void wait() override {
         wait_any_progressing(1, &req_, nullptr); // progresses the single copies in flight
@@ -126,7 +125,7 @@ class PackedExecutor final : public CommExecutor {
 
     void finish() {
         for (const Peer& p : recvs_)
-            unpack_all(rbuf_.get() + p.offset, p.regions, elem_size(), recv_target_);
+            arrival_.unpack(rbuf_.get() + p.offset, p.regions, recv_target_);
     }
 
     void release_more() noexcept override {

@@ -31,7 +31,7 @@ class SharedExecutor final : public RequestExecutor, public Progressable {
     // zero fills.
     SharedExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx,
                    const SharedReach& reach, bool local)
-        : RequestExecutor(ctx.comm) {
+        : RequestExecutor(ctx) {
         construct(local ? plan : without_local(plan), [&] { build(plan, ctx, reach); });
     }
     ~SharedExecutor() override { release(); }
@@ -98,7 +98,7 @@ class SharedExecutor final : public RequestExecutor, public Progressable {
                           "MPI_Isend");
         }
         pending_ = static_cast<int>(ns + 2 * nr);
-        run_local(local_, send, recv);
+        run_local(send, recv);
     }
 
     // A sender this process reads from: its ring in this address space.
@@ -146,7 +146,7 @@ class SharedExecutor final : public RequestExecutor, public Progressable {
             core::fail(core::Errc::internal, "ready message names no buffer of the ring");
         const auto b = static_cast<std::size_t>(src.ready);
         for (const core::Region& reg : src.regions)
-            core::copy_region(src.ring[b], recv_target_, reg, elem_size());
+            arrival_.region(src.ring[b], recv_target_, reg);
         const std::size_t slot = sources_.size() + 2 * readers_.size() + i;
         check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, src.rank, done_tag, comm_, &reqs_[slot]),
                   "MPI_Isend");

@@ -129,6 +129,14 @@ int DRI_Transfer_set_strategy(DRI_Transfer xfer, DRI_Strategy strategy) {
     });
 }
 
+int DRI_Transfer_set_combine(DRI_Transfer xfer, DRI_Combine op) {
+    return api([&] {
+        detail::require_initialized();
+        detail::set_combine(*lookup<XferP>(xfer, "transfer"),
+                            static_cast<core::CombineOp>(raw(op)));
+    });
+}
+
 int DRI_Commit(MPI_Comm comm, int count, DRI_Transfer xfers[]) {
     return api([&] {
         detail::require_initialized();

@@ -249,6 +249,10 @@ void Transfer::strategy(Strategy s) {
     guarded([&] { detail::set_strategy(checked(), static_cast<detail::Strategy>(s)); });
 }
 
+void Transfer::combine(Combine op) {
+    guarded([&] { detail::set_combine(checked(), static_cast<core::CombineOp>(op)); });
+}
+
 void Transfer::commit() {
     guarded([&] { detail::commit_alone(checked()); });
 }
