@@ -6,6 +6,7 @@
 
 #include "core/plan.hpp"
 #include "kernels/copy.hpp"
+#include "simulate_boxes.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -123,10 +124,52 @@ inline Index linear_index(const std::vector<Index>& gext, const std::vector<Inde
     return l;
 }
 
+// fill_sender for a box distribution: every cell is owned.
+inline void fill_box_sender(const core::BoxPartition& bp, const core::Layout& layout, int s,
+                            std::byte* buf, Index bytes, int frame) {
+    const Index elem = bp.shape().elem_size();
+    std::fill(buf, buf + bytes, std::byte{send_poison});
+    for_each_box_cell(bp, layout, s, [&](Index off, const std::vector<Index>& g) {
+        const Index L = global_linear(bp.shape().extents(), g);
+        for (Index k = 0; k < elem; ++k)
+            buf[off * elem + k] = std::byte{element_byte(L, k, frame)};
+    });
+}
+
+// check_receiver for a box distribution: every cell is an owned cell, and
+// bytes past the last one are untouched.
+inline std::string check_box_receiver(const core::BoxPartition& bp, const core::Layout& layout,
+                                      int r, const std::byte* buf, Index bytes, int frame,
+                                      Index* cells) {
+    const Index elem = bp.shape().elem_size();
+    std::string err;
+    Index end = 0;
+    for_each_box_cell(bp, layout, r, [&](Index off, const std::vector<Index>& g) {
+        end = (off + 1) * elem;
+        if (!err.empty()) return;
+        const Index L = global_linear(bp.shape().extents(), g);
+        for (Index k = 0; k < elem && err.empty(); ++k) {
+            const auto got = static_cast<std::uint8_t>(buf[off * elem + k]);
+            if (got != element_byte(L, k, frame))
+                err = "receiver " + std::to_string(r) + " box cell " + std::to_string(off) +
+                      " (global " + std::to_string(L) + ") byte " + std::to_string(k) + ": got " +
+                      std::to_string(got) + ", want " + std::to_string(element_byte(L, k, frame)) +
+                      ", frame " + std::to_string(frame);
+        }
+        if (cells && err.empty()) ++*cells;
+    });
+    for (Index i = end; i < bytes && err.empty(); ++i)
+        if (static_cast<std::uint8_t>(buf[i]) != recv_poison)
+            err = "receiver " + std::to_string(r) + " byte " + std::to_string(i) +
+                  " past its boxes was written";
+    return err;
+}
+
 // Fills sender s's buffer: owned cells with their values for `frame`,
 // everything else (overlap, layout padding) with poison.
 inline void fill_sender(const core::Distribution& sd, const core::Layout& layout, int s,
                         std::byte* buf, Index bytes, int frame = 0) {
+    if (sd.boxes()) return fill_box_sender(*sd.boxes(), layout, s, buf, bytes, frame);
     const Index elem = sd.shape().elem_size();
     const int nd = sd.ndims();
     const core::LocalLayout ll = core::bind_layout(layout, sd.local_extents(s), elem);
@@ -151,6 +194,7 @@ inline void fill_sender(const core::Distribution& sd, const core::Layout& layout
 inline std::string check_receiver(const core::Distribution& rd, const core::Layout& layout, int r,
                                   const std::byte* buf, Index bytes, int frame = 0,
                                   Index* cells = nullptr) {
+    if (rd.boxes()) return check_box_receiver(*rd.boxes(), layout, r, buf, bytes, frame, cells);
     const Index elem = rd.shape().elem_size();
     const int nd = rd.ndims();
     const core::LocalLayout ll = core::bind_layout(layout, rd.local_extents(r), elem);
@@ -208,16 +252,16 @@ inline SimResult simulate(const core::Side& send, const core::Side& recv, const 
 
     std::vector<std::vector<std::byte>> sbuf(static_cast<std::size_t>(sd.nprocs()));
     for (int s = 0; s < sd.nprocs(); ++s) {
-        const Index bytes = core::bind_layout(send.layout, sd.local_extents(s), elem).bytes;
+        const Index bytes = core::bind_layout(send.layout_of(s), sd.local_extents(s), elem).bytes;
         auto& buf = sbuf[static_cast<std::size_t>(s)];
         buf.resize(static_cast<std::size_t>(bytes));
-        fill_sender(sd, send.layout, s, buf.data(), bytes);
+        fill_sender(sd, send.layout_of(s), s, buf.data(), bytes);
     }
     std::vector<std::vector<std::byte>> rbuf(static_cast<std::size_t>(rd.nprocs()));
     std::vector<core::LocalLayout> rlay(static_cast<std::size_t>(rd.nprocs()));
     for (int r = 0; r < rd.nprocs(); ++r) {
         rlay[static_cast<std::size_t>(r)] =
-            core::bind_layout(recv.layout, rd.local_extents(r), elem);
+            core::bind_layout(recv.layout_of(r), rd.local_extents(r), elem);
         rbuf[static_cast<std::size_t>(r)].assign(
             static_cast<std::size_t>(rlay[static_cast<std::size_t>(r)].bytes),
             std::byte{recv_poison});
@@ -281,8 +325,9 @@ inline SimResult simulate(const core::Side& send, const core::Side& recv, const 
 
     for (int r = 0; r < rd.nprocs() && res.ok; ++r) {
         const auto& buf = rbuf[static_cast<std::size_t>(r)];
-        const std::string err = check_receiver(
-            rd, recv.layout, r, buf.data(), static_cast<Index>(buf.size()), 0, &res.cells_checked);
+        const std::string err =
+            check_receiver(rd, recv.layout_of(r), r, buf.data(), static_cast<Index>(buf.size()), 0,
+                           &res.cells_checked);
         if (!err.empty()) fail(err);
     }
     return res;

@@ -1,6 +1,10 @@
 #include "spec_options.hpp"
 
+#include "core/box_partition.hpp"
 #include "core/spec.hpp"
+
+#include <fstream>
+#include <memory>
 
 #include <numeric>
 
@@ -18,7 +22,9 @@ void add_spec_options(CLI::App& app, SpecOptions& o, const std::string& send_def
     app.add_option("--send", o.send,
                    "sending partition, one item per dimension, e.g. block,whole; item := whole | "
                    "block | block[min:max] | cyclic(b) | ranges(f:l|f:l...), followed by "
-                   "/nprocs and ~left:right[:truncate|zero|replicate|wrap]")
+                   "/nprocs and ~left:right[:truncate|zero|replicate|wrap]; dri-plan also takes "
+                   "boxes per process: boxes:0:3,0:5;4:7,0:2/4:7,3:5 (processes separated by /, "
+                   "their boxes by ;) or boxes@FILE (one process per line)")
         ->group(spec);
     app.add_option("--recv", o.recv, "receiving partition, e.g. whole,block~2:2:wrap")->group(spec);
     app.add_option("--send-procs", o.send_procs,
@@ -54,6 +60,50 @@ core::Layout make_layout(int ndims, const std::string& order, const std::string&
         std::iota(o.begin(), o.end(), 0); // row-major order, padded
     }
     return core::Layout::ordered(o, core::parse_list(pad));
+}
+
+namespace {
+
+// A box file as inline text: one member per line, comments and blank lines
+// dropped.
+std::string box_text_of(const std::string& text) {
+    if (text.rfind("boxes@", 0) != 0) return text;
+    const std::string file = text.substr(6);
+    std::ifstream in(file);
+    if (!in) core::fail(core::Errc::arg, "cannot read the box file '" + file + "'");
+    std::string line, out = "boxes:";
+    bool first = true;
+    while (std::getline(in, line)) {
+        line = line.substr(0, line.find('#'));
+        std::string kept;
+        for (char c : line)
+            if (c != ' ' && c != '\t' && c != '\r') kept += c;
+        if (kept.empty()) continue;
+        out += (first ? "" : "/") + kept;
+        first = false;
+    }
+    return out;
+}
+
+bool is_boxes(const std::string& text) {
+    return core::is_box_text(text) || text.rfind("boxes@", 0) == 0;
+}
+
+} // namespace
+
+int implied_procs(const std::string& text) {
+    return is_boxes(text) ? static_cast<int>(core::parse_boxes(box_text_of(text)).size()) : 0;
+}
+
+core::Distribution make_distribution(const core::Shape& shape, const std::string& text, int procs,
+                                     core::GridOrder order) {
+    if (!is_boxes(text)) return core::Distribution(shape, core::parse_partition(text), procs, order);
+    auto bp =
+        std::make_shared<const core::BoxPartition>(shape, core::parse_boxes(box_text_of(text)));
+    if (procs != 0 && procs != bp->nprocs())
+        core::fail(core::Errc::arg, "the box partition has " + std::to_string(bp->nprocs()) +
+                                        " processes, not " + std::to_string(procs));
+    return core::Distribution(std::move(bp));
 }
 
 } // namespace dri::tools

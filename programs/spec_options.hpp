@@ -3,6 +3,7 @@
 // partition (docs/concepts.md notation), process count and layout.
 #pragma once
 
+#include "core/distribution.hpp"
 #include "core/layout.hpp"
 
 #include <CLI/CLI.hpp>
@@ -32,5 +33,17 @@ void add_spec_options(CLI::App& app, SpecOptions& o, const std::string& send_def
 // row-major packed). Throws dri::core::Error on malformed lists.
 core::Layout make_layout(int ndims, const std::string& order, const std::string& pad,
                          const std::string& strides);
+
+// One side's distribution from its --send/--recv text: a partition
+// (block,whole) over `procs` processes, or a box partition, inline
+// (boxes:0:3,0:5/4:7,0:5) or from a file (boxes@FILE: one member per line,
+// its boxes separated by ';', "-" for a member without boxes, '#' starts a
+// comment). A box partition has as many processes as members: `procs`, when
+// not 0, must match; `order` numbers a partition's process grid (a box
+// partition has no grid). Throws dri::core::Error.
+core::Distribution make_distribution(const core::Shape& shape, const std::string& text, int procs,
+                                     core::GridOrder order = core::GridOrder::row_major);
+// The process count `text` implies (the members of a box partition), or 0.
+int implied_procs(const std::string& text);
 
 } // namespace dri::tools

@@ -26,4 +26,9 @@ mkdir -p "$out"
 # The reverse of a halo exchange: where each receiver cell goes back.
 "$plan" --shape 12x8 --send block,whole --send-procs 3 --recv "block/3~1:1:wrap,whole" \
   --reverse --svg "$out/reverse_plan.svg" >/dev/null
-echo "wrote $out/{corner_turn,halo,block_to_cyclic,hybrid_plan,fanout_plan,reverse_plan}.svg"
+# Box partitions: a recursive bisection over 4 processes (two of them with
+# two boxes) -> 3 row blocks.
+"$plan" --shape 12x16 --recv block,whole --recv-procs 3 \
+  --send "boxes:0:5,0:9/6:11,0:5;4:7,10:15/6:11,6:9/0:3,10:15;8:11,10:15" \
+  --svg "$out/boxes_plan.svg" >/dev/null
+echo "wrote $out/{corner_turn,halo,block_to_cyclic,hybrid_plan,fanout_plan,reverse_plan,boxes_plan}.svg"

@@ -56,6 +56,45 @@ std::vector<std::vector<Range>> block_ranges(const Distribution& d, int p, bool 
     return out;
 }
 
+std::vector<RangeProduct> owned_products(const Distribution& d, int p) {
+    if (!d.boxes()) return {block_ranges(d, p, false)};
+    std::vector<RangeProduct> out;
+    for (const Box& b : d.boxes()->boxes(p)) {
+        if (b.empty()) continue;
+        RangeProduct prod;
+        for (std::size_t k = 0; k < b.first.size(); ++k)
+            prod.push_back({Range{b.first[k], b.last[k]}});
+        out.push_back(std::move(prod));
+    }
+    return out;
+}
+
+std::vector<RangeProduct> pair_products(const Side& send, const Side& recv, int s, int r) {
+    if (send.dist->boxes() || recv.dist->boxes()) return pair_global_boxes(send, recv, s, r);
+    RangeProduct p = pair_global_ranges(send, recv, s, r);
+    if (p.empty()) return {};
+    return {p};
+}
+
+std::string products_text(const std::vector<RangeProduct>& ps) {
+    std::string out;
+    for (std::size_t k = 0; k < ps.size(); ++k)
+        out += (k ? " " : "") + box_text(ps[k]);
+    return ps.empty() ? "nothing" : out;
+}
+
+std::string partition_text(const Distribution& d) {
+    return d.boxes() ? to_string(*d.boxes()) : to_string(d.partition());
+}
+
+std::vector<Box2> boxes_of_all(const std::vector<RangeProduct>& products) {
+    std::vector<Box2> out;
+    for (const RangeProduct& p : products)
+        for (const Box2& b : boxes(p))
+            out.push_back(b);
+    return out;
+}
+
 std::pair<Index, Index> picture_extents(const Shape& shape) {
     if (shape.ndims() > 2) fail(Errc::arg, "--svg draws 1-D and 2-D data only");
     return {shape.ndims() == 2 ? shape.extent(0) : 1, shape.extent(shape.ndims() - 1)};
@@ -64,7 +103,7 @@ std::pair<Index, Index> picture_extents(const Shape& shape) {
 void draw_senders(Svg& svg, const Distribution& sd, const std::string& title) {
     svg.panel_at(0, title);
     for (int s = 0; s < sd.nprocs(); ++s)
-        for (const Box2& b : boxes(block_ranges(sd, s, false)))
+        for (const Box2& b : boxes_of_all(owned_products(sd, s)))
             svg.box(b, colour(s), "#fff", "owned", "s" + std::to_string(s));
 }
 
@@ -72,7 +111,7 @@ int draw_pieces(Svg& svg, const Side& send, const Side& recv) {
     int pieces = 0;
     for (int s = 0; s < send.dist->nprocs(); ++s)
         for (int r = 0; r < recv.dist->nprocs(); ++r)
-            for (const Box2& b : boxes(pair_global_ranges(send, recv, s, r))) {
+            for (const Box2& b : boxes_of_all(pair_products(send, recv, s, r))) {
                 svg.box(b, colour(s), colour(r), "piece",
                         std::to_string(s) + "\u2192" + std::to_string(r));
                 ++pieces;

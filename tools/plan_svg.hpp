@@ -2,6 +2,8 @@
 // colours, and the blocks and pieces of a pair of sides in it.
 #pragma once
 
+#include "core/box_partition.hpp"
+#include "core/box_plan.hpp"
 #include "core/plan.hpp"
 
 #include <algorithm>
@@ -22,6 +24,16 @@ std::string box_text(const std::vector<std::vector<Range>>& box);
 // Owned (stored = false) or stored ranges of process p, per dimension.
 std::vector<std::vector<Range>> block_ranges(const Distribution& d, int p, bool stored);
 
+// The cells process p owns as products of ranges: one per box of a box
+// distribution, one (block_ranges) for an ordinary distribution.
+std::vector<RangeProduct> owned_products(const Distribution& d, int p);
+// The cells sender s sends receiver r, as products of ranges.
+std::vector<RangeProduct> pair_products(const Side& send, const Side& recv, int s, int r);
+// Products as text, e.g. "[0:3][0:7] [4:5][0:2]".
+std::string products_text(const std::vector<RangeProduct>& ps);
+// The partition's notation, or the box partition's.
+std::string partition_text(const Distribution& d);
+
 // The colour of process p.
 const char* colour(int p);
 
@@ -29,6 +41,7 @@ const char* colour(int p);
 // dimension; 1-D data is drawn as one row.
 using Box2 = std::pair<Range, Range>; // rows, columns
 std::vector<Box2> boxes(const std::vector<std::vector<Range>>& per_dim);
+std::vector<Box2> boxes_of_all(const std::vector<RangeProduct>& products);
 
 class Svg {
   public:

@@ -34,10 +34,24 @@ using namespace dri::plan_view;
 
 namespace {
 
+// A box side: each member's boxes, in storage order.
+void print_box_side(const char* name, const Distribution& d, const Layout& l) {
+    std::cout << name << " side: " << d.nprocs() << " processes with boxes, layout " << to_string(l)
+              << "\n  partition: " << partition_text(d) << '\n';
+    for (int p = 0; p < d.nprocs(); ++p) {
+        const LocalLayout ll = bind_layout(l, d.local_extents(p), d.shape().elem_size());
+        std::cout << "  " << name << ' ' << p << ": owns " << products_text(owned_products(d, p))
+                  << ", stored one after another: " << ll.extents[0] << " cells, allocate "
+                  << ll.bytes << " bytes\n";
+    }
+}
+
 void print_side(const char* name, const Distribution& d, const Layout& l) {
+    if (d.boxes()) return print_box_side(name, d, l);
     std::cout << name << " side: " << d.nprocs() << " processes, grid ";
     for (std::size_t i = 0; i < d.grid().size(); ++i)
         std::cout << (i ? "x" : "") << d.grid()[i];
+    if (d.grid_order() == GridOrder::column_major) std::cout << " column-major";
     std::cout << ", layout " << to_string(l) << "\n  partition:";
     for (const auto& dp : d.partition())
         std::cout << " [" << to_string(dp) << "]";
@@ -87,8 +101,9 @@ void write_svg(const std::string& file, const Side& send, const Side& recv, int 
     draw_senders(svg, sd, "senders: owned blocks");
     svg.panel_at(1, "receivers: owned (stored dashed)");
     for (int r = 0; r < rd.nprocs(); ++r) {
-        for (const Box2& b : boxes(block_ranges(rd, r, false)))
+        for (const Box2& b : boxes_of_all(owned_products(rd, r)))
             svg.box(b, colour(r), "#fff", "owned", "r" + std::to_string(r));
+        if (rd.boxes()) continue; // no overlap
         const auto stored = block_ranges(rd, r, true);
         if (stored != block_ranges(rd, r, false))
             for (const Box2& b : boxes(stored))
@@ -106,7 +121,7 @@ void write_svg(const std::string& file, const Side& send, const Side& recv, int 
         int count[3] = {0, 0, 0};
         for (int s = 0; s < sd.nprocs(); ++s)
             for (int r = 0; r < rd.nprocs(); ++r)
-                for (const Box2& b : boxes(pair_global_ranges(send, recv, s, r))) {
+                for (const Box2& b : boxes_of_all(pair_products(send, recv, s, r))) {
                     const Move m = move_of(s, r, per_node);
                     svg.box(b, move_colour(m), "#fff", "piece",
                             std::to_string(s) + "\u2192" + std::to_string(r));
@@ -132,19 +147,19 @@ void write_fanout_svg(const std::string& file, const Side& send, const std::vect
         svg.panel_at(static_cast<int>(i) + 1,
                      "receiving side " + std::to_string(i + 1) + ": pieces by sender");
         const int pieces = draw_pieces(svg, send, recvs[i]);
-        for (int r = 0; r < rd.nprocs(); ++r) {
+        for (int r = 0; r < rd.nprocs() && !rd.boxes(); ++r) {
             const auto stored = block_ranges(rd, r, true);
             if (stored != block_ranges(rd, r, false))
                 for (const Box2& b : boxes(stored))
                     svg.box(b, "none", colour(r), "stored", "");
         }
         svg.note(static_cast<int>(i) + 1,
-                 "receiving side " + std::to_string(i + 1) + ": " + to_string(rd.partition()) +
-                     ", " + std::to_string(rd.nprocs()) + " receivers (layout " +
+                 "receiving side " + std::to_string(i + 1) + ": " + partition_text(rd) + ", " +
+                     std::to_string(rd.nprocs()) + " receivers (layout " +
                      to_string(recvs[i].layout) + "), " + std::to_string(pieces) + " pieces");
     }
-    svg.note(0, to_string(send.dist->shape()) + ", sending side " +
-                    to_string(send.dist->partition()) + ", " + std::to_string(send.dist->nprocs()) +
+    svg.note(0, to_string(send.dist->shape()) + ", sending side " + partition_text(*send.dist) +
+                    ", " + std::to_string(send.dist->nprocs()) +
                     " senders; a piece (sender colour, receiver outline) is planned per pair");
     const int n = static_cast<int>(recvs.size());
     save(file, svg.finish(n + 1, n + 1));
@@ -199,7 +214,7 @@ void print_pair(const Side& send, const Side& recv, bool show_regions, int per_n
         for (const PeerRegions& peer : plan.sends) {
             const Index bytes = peer.elements * elem;
             std::cout << "  " << s << " -> " << peer.peer << ": "
-                      << box_text(pair_global_ranges(send, recv, s, peer.peer)) << "  "
+                      << products_text(pair_products(send, recv, s, peer.peer)) << "  "
                       << peer.elements << " elements, " << bytes << " bytes, "
                       << peer.regions.size() << " region" << (peer.regions.size() == 1 ? "" : "s");
             if (per_node > 0)
@@ -252,6 +267,15 @@ int main(int argc, char** argv) {
                    "else as many as senders)")
         ->take_all()
         ->allow_extra_args(false);
+    GridOrder send_grid = GridOrder::row_major, recv_grid = GridOrder::row_major;
+    const std::map<std::string, GridOrder> grid_orders{{"row", GridOrder::row_major},
+                                                       {"column", GridOrder::column_major}};
+    app.add_option("--send-grid", send_grid,
+                   "how sender indices number the process grid: row (the last grid "
+                   "dimension varies fastest, default) or column (the first, BLACS 'C')")
+        ->transform(CLI::CheckedTransformer(grid_orders));
+    app.add_option("--recv-grid", recv_grid, "the same for the receivers")
+        ->transform(CLI::CheckedTransformer(grid_orders));
     app.add_flag("--reverse", reverse,
                  "print (and with --svg draw) the reverse of the first pair: which sender "
                  "element each receiver cell goes back into, halo copies marked");
@@ -265,12 +289,18 @@ int main(int argc, char** argv) {
     }
     try {
         const Shape shape(parse_shape(o.shape), parse_type(o.type));
-        const int ps = o.send_procs > 0 ? o.send_procs : 2;
-        const int pr = o.recv_procs > 0 ? o.recv_procs : ps;
-        const Distribution sd(shape, parse_partition(o.send), ps);
+        using dri::tools::implied_procs;
+        using dri::tools::make_distribution;
+        const int ps = o.send_procs > 0            ? o.send_procs
+                       : implied_procs(o.send) > 0 ? implied_procs(o.send)
+                                                   : 2;
+        const int pr = o.recv_procs > 0            ? o.recv_procs
+                       : implied_procs(o.recv) > 0 ? implied_procs(o.recv)
+                                                   : ps;
+        const Distribution sd = make_distribution(shape, o.send, ps, send_grid);
         using dri::tools::make_layout;
         const Side send{&sd, make_layout(shape.ndims(), o.send_order, o.send_pad, o.send_strides)};
-        std::vector<Distribution> rds{Distribution(shape, parse_partition(o.recv), pr)};
+        std::vector<Distribution> rds{make_distribution(shape, o.recv, pr, recv_grid)};
         std::vector<Layout> layouts{
             make_layout(shape.ndims(), o.recv_order, o.recv_pad, o.recv_strides)};
         for (const std::string& text : also) {
@@ -285,6 +315,9 @@ int main(int argc, char** argv) {
             if (per_node > 0 && ps != rds[i].nprocs())
                 fail(Errc::arg, "--ranks-per-node needs as many senders as receivers (one clique)");
         }
+        if (reverse && (sd.boxes() || rds[0].boxes()))
+            fail(Errc::arg, "--reverse shows ordinary partitions only: with a box side, the "
+                            "reverse moves the forward pieces back (drop --reverse to see them)");
         if (per_node > 0 && !svg_file.empty() && (recvs.size() > 1 || reverse))
             fail(Errc::arg, "--ranks-per-node --svg draws one forward pair");
         const bool fanout = recvs.size() > 1;
@@ -297,7 +330,7 @@ int main(int argc, char** argv) {
         print_side("sender", sd, send.layout);
         for (std::size_t i = 0; i < recvs.size(); ++i) {
             if (fanout)
-                std::cout << "receiving side " << i + 1 << ": " << to_string(rds[i].partition())
+                std::cout << "receiving side " << i + 1 << ": " << partition_text(rds[i])
                           << ", planned as a pair with the sending side\n";
             print_side("receiver", rds[i], recvs[i].layout);
             print_pair(send, recvs[i], show_regions, per_node);

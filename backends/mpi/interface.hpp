@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/block_info.hpp"
+#include "core/box_partition.hpp"
 #include "kernels/combine.hpp"
 #include "mpi/objects.hpp"
 #include "mpi/runtime/collectives.hpp"
@@ -35,6 +36,23 @@ std::shared_ptr<const DistributionImpl>
 make_distribution(const GlobalDataImpl* gdo, const PartitionImpl* part,
                   std::shared_ptr<const GroupImpl> group, const Status& pre = {},
                   const std::string& call = "the distribution's collective creation");
+// The same with the grid numbered in `order` (every member must pass the
+// same; a value outside GridOrder is refused on every member).
+std::shared_ptr<const DistributionImpl>
+make_distribution(const GlobalDataImpl* gdo, const PartitionImpl* part,
+                  std::shared_ptr<const GroupImpl> group, core::GridOrder order,
+                  const Status& pre = {},
+                  const std::string& call = "the distribution's collective creation");
+
+// Collective over the group's processes: a box distribution
+// (core/box_partition.hpp). With `owners` empty, `boxes` are this process's
+// own boxes; otherwise they are every member's, box k owned by group index
+// owners[k], and every member passes the same list. `pre` as above.
+std::shared_ptr<const DistributionImpl>
+make_box_distribution(const GlobalDataImpl* gdo, std::shared_ptr<const GroupImpl> group,
+                      const std::vector<core::Box>& boxes, const std::vector<int>& owners, bool all,
+                      const Status& pre = {},
+                      const std::string& call = "the box distribution's collective creation");
 
 core::BlockInfo block_info(const DistributionImpl& dist, const LayoutImpl& layout, int index);
 

@@ -64,8 +64,8 @@ void require_same(MPI_Comm comm, const std::string& bytes, const std::string& wh
 // passed the same group (ranks in the same order), global data and
 // partition, and they are valid. `call` names the call for messages.
 core::Distribution create_distribution(const core::Shape* shape, const core::Partition* part,
-                                       const GroupImpl& g, const Status& pre,
-                                       const std::string& call) {
+                                       core::GridOrder grid_order, const GroupImpl& g,
+                                       const Status& pre, const std::string& call) {
     if (g.my_index < 0)
         core::fail(core::Errc::group, "rank " + std::to_string(g.parent_rank) +
                                           " is not a member of the distribution's group");
@@ -82,9 +82,15 @@ core::Distribution create_distribution(const core::Shape* shape, const core::Par
     require_same(comm.get(), w.str_bytes(),
                  "the processes of the group passed different global data or partitions to " + call,
                  g.parent_rank);
+    core::Writer o;
+    o.i64(static_cast<Index>(grid_order));
+    require_same(comm.get(), o.str_bytes(),
+                 "the processes of the group passed different grid orders to " + call,
+                 g.parent_rank);
     std::optional<core::Distribution> dist;
-    agree_among(comm.get(),
-                capture([&] { dist.emplace(*shape, *part, static_cast<int>(g.ranks.size())); }),
+    agree_among(comm.get(), capture([&] {
+                    dist.emplace(*shape, *part, static_cast<int>(g.ranks.size()), grid_order);
+                }),
                 g.parent_rank);
     return std::move(*dist);
 }
@@ -152,15 +158,134 @@ std::shared_ptr<const DistributionImpl> make_distribution(const GlobalDataImpl* 
                                                           std::shared_ptr<const GroupImpl> group,
                                                           const Status& pre,
                                                           const std::string& call) {
+    return make_distribution(gdo, part, std::move(group), core::GridOrder::row_major, pre, call);
+}
+
+std::shared_ptr<const DistributionImpl> make_distribution(const GlobalDataImpl* gdo,
+                                                          const PartitionImpl* part,
+                                                          std::shared_ptr<const GroupImpl> group,
+                                                          core::GridOrder order, const Status& pre,
+                                                          const std::string& call) {
     require_initialized();
     if (!group) core::fail(Errc::handle, "distribution: invalid group");
     Status first = pre;
     if (!first.failed() && (!gdo || !part))
         first = {Errc::handle, "distribution: invalid global data or partition"};
-    core::Distribution d = create_distribution(gdo ? &gdo->shape : nullptr,
-                                               part ? &part->part : nullptr, *group, first, call);
+    if (!first.failed() && order != core::GridOrder::row_major &&
+        order != core::GridOrder::column_major)
+        first = {Errc::arg, "distribution: grid order " + std::to_string(static_cast<int>(order)) +
+                                " is neither row-major (0) nor column-major (1)"};
+    core::Distribution d = create_distribution(
+        gdo ? &gdo->shape : nullptr, part ? &part->part : nullptr, order, *group, first, call);
     return std::make_shared<const DistributionImpl>(
         DistributionImpl{std::move(group), std::move(d)});
+}
+
+namespace {
+
+void write_box(core::Writer& w, const core::Box& b) {
+    w.vec(b.first);
+    w.vec(b.last);
+}
+
+// Every member's boxes, as every member sees them: gathered from each
+// member's own boxes (tagged with its group index, since the members'
+// communicator numbers processes in another order), or dealt from the one
+// list every member passed.
+std::vector<std::vector<core::Box>> member_boxes(MPI_Comm comm, const GroupImpl& g,
+                                                 const std::vector<core::Box>& boxes,
+                                                 const std::vector<int>& owners, bool all,
+                                                 int ndims, const std::string& call) {
+    const auto members = g.ranks.size();
+    std::vector<std::vector<core::Box>> lists(members);
+    if (all) {
+        core::Writer w;
+        w.vec(owners);
+        for (const core::Box& b : boxes)
+            write_box(w, b);
+        require_same(comm, w.str_bytes(),
+                     "the processes of the group passed different box lists to " + call,
+                     g.parent_rank);
+        for (std::size_t k = 0; k < boxes.size(); ++k) {
+            if (owners[k] < 0 || static_cast<std::size_t>(owners[k]) >= members)
+                core::fail(Errc::arg, "the owner of box " + std::to_string(k) + " is " +
+                                          std::to_string(owners[k]) + ", outside the group [0, " +
+                                          std::to_string(members) + ")");
+            lists[static_cast<std::size_t>(owners[k])].push_back(boxes[k]);
+        }
+        return lists;
+    }
+    core::Writer w;
+    w.i64(g.my_index);
+    w.i64(static_cast<Index>(boxes.size()));
+    for (const core::Box& b : boxes)
+        write_box(w, b);
+    std::vector<Index> sizes;
+    const std::vector<std::byte> got = allgather_bytes(comm, w.bytes(), sizes);
+    core::Reader r(got.data(), got.size());
+    for (std::size_t p = 0; p < members; ++p) {
+        const auto index = static_cast<std::size_t>(r.i64());
+        auto& list = lists.at(index);
+        for (Index k = r.i64(); k > 0; --k) {
+            core::Box b{r.vec<Index>(), r.vec<Index>()};
+            if (b.first.size() != static_cast<std::size_t>(ndims))
+                core::fail(Errc::internal, "corrupt box list");
+            list.push_back(std::move(b));
+        }
+    }
+    return lists;
+}
+
+} // namespace
+
+std::shared_ptr<const DistributionImpl>
+make_box_distribution(const GlobalDataImpl* gdo, std::shared_ptr<const GroupImpl> group,
+                      const std::vector<core::Box>& boxes, const std::vector<int>& owners, bool all,
+                      const Status& pre, const std::string& call) {
+    require_initialized();
+    if (!group) core::fail(Errc::handle, "distribution: invalid group");
+    const GroupImpl& g = *group;
+    if (g.my_index < 0)
+        core::fail(Errc::group, "rank " + std::to_string(g.parent_rank) +
+                                    " is not a member of the distribution's group");
+    Status first = pre;
+    if (!first.failed() && !gdo) first = {Errc::handle, "distribution: invalid global data"};
+    if (!first.failed() && all && owners.size() != boxes.size())
+        first = {Errc::arg, "every box needs its owner"};
+    for (std::size_t k = 0; k < boxes.size() && !first.failed() && gdo; ++k) {
+        const auto nd = static_cast<std::size_t>(gdo->shape.ndims());
+        if (boxes[k].first.size() != nd || boxes[k].last.size() != nd)
+            first = {Errc::ndims,
+                     "box " + std::to_string(k) + " has " + std::to_string(boxes[k].first.size()) +
+                         " first and " + std::to_string(boxes[k].last.size()) +
+                         " last indices, the data " + std::to_string(nd) + " dimensions"};
+    }
+    const ScopedComm comm(members_comm(g));
+    agree_among(comm.get(), first, g.parent_rank);
+    core::Writer order;
+    order.vec(g.ranks);
+    require_same(comm.get(), order.str_bytes(),
+                 "the processes of the group listed its ranks in different orders in " + call,
+                 g.parent_rank);
+    core::Writer w;
+    core::write_shape_partition(w, gdo->shape, {});
+    w.i64(all ? 1 : 0);
+    require_same(comm.get(), w.str_bytes(),
+                 "the processes of the group passed different global data or box scopes to " + call,
+                 g.parent_rank);
+    std::vector<std::vector<core::Box>> lists;
+    agree_among(comm.get(), capture([&] {
+                    lists =
+                        member_boxes(comm.get(), g, boxes, owners, all, gdo->shape.ndims(), call);
+                }),
+                g.parent_rank);
+    std::shared_ptr<const core::BoxPartition> bp;
+    agree_among(comm.get(), capture([&] {
+                    bp = std::make_shared<const core::BoxPartition>(gdo->shape, std::move(lists));
+                }),
+                g.parent_rank);
+    return std::make_shared<const DistributionImpl>(
+        DistributionImpl{std::move(group), core::Distribution(bp)});
 }
 
 core::BlockInfo block_info(const DistributionImpl& dist, const LayoutImpl& layout, int idx) {

@@ -1,5 +1,6 @@
 // Transfers: declaring roles, and running a committed plan (DRI_Do and the
 // non-blocking start / wait / test).
+#include "core/box_partition.hpp"
 #include "mpi/interface.hpp"
 
 #include "mpi/commit/commit.hpp"
@@ -30,6 +31,7 @@ Index block_bytes(const TransferImpl& t, const DistributionImpl& d, const core::
         core::fail(core::Errc::layout, "transfer '" + t.name + "': the " + what + " layout has " +
                                            std::to_string(l.ndims()) + " dimensions, the data " +
                                            std::to_string(d.dist.ndims()));
+    if (d.dist.boxes()) core::check_box_layout(l);
     return core::bind_layout(l, d.dist.local_extents(d.group->my_index), d.dist.shape().elem_size())
         .bytes;
 }

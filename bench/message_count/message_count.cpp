@@ -116,7 +116,8 @@ void remember_persistent(MPI_Request req, MPI_Comm comm, int dest, long long byt
 void count_start(MPI_Request req) {
     if (!counting) return;
     const auto it = persistent_sends.find(req);
-    if (it != persistent_sends.end()) count_send(it->second.comm, it->second.dest, it->second.bytes);
+    if (it != persistent_sends.end())
+        count_send(it->second.comm, it->second.dest, it->second.bytes);
 }
 
 int after_init(int rc) {
@@ -154,9 +155,13 @@ void dri_message_count_get(dri_message_counts* counts) {
     if (counts != nullptr) *counts = totals;
 }
 
-void dri_message_count_reset(void) { totals = dri_message_counts{}; }
+void dri_message_count_reset(void) {
+    totals = dri_message_counts{};
+}
 
-int MPI_Init(int* argc, char*** argv) { return after_init(PMPI_Init(argc, argv)); }
+int MPI_Init(int* argc, char*** argv) {
+    return after_init(PMPI_Init(argc, argv));
+}
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
     return after_init(PMPI_Init_thread(argc, argv, required, provided));
@@ -169,26 +174,26 @@ int MPI_Finalize(void) {
     return PMPI_Finalize();
 }
 
-#define DRI_COUNTED_SEND(NAME, COUNT)                                                                   \
-    int MPI_##NAME(const void* buf, COUNT count, MPI_Datatype type, int dest, int tag,            \
-                   MPI_Comm comm) {                                                              \
-        const int rc = PMPI_##NAME(buf, count, type, dest, tag, comm);                           \
-        if (rc == MPI_SUCCESS) count_send(comm, dest, bytes_of(count, type));                    \
-        return rc;                                                                               \
+#define DRI_COUNTED_SEND(NAME, COUNT)                                                              \
+    int MPI_##NAME(const void* buf, COUNT count, MPI_Datatype type, int dest, int tag,             \
+                   MPI_Comm comm) {                                                                \
+        const int rc = PMPI_##NAME(buf, count, type, dest, tag, comm);                             \
+        if (rc == MPI_SUCCESS) count_send(comm, dest, bytes_of(count, type));                      \
+        return rc;                                                                                 \
     }
-#define DRI_COUNTED_ISEND(NAME, COUNT)                                                                  \
-    int MPI_##NAME(const void* buf, COUNT count, MPI_Datatype type, int dest, int tag,            \
-                   MPI_Comm comm, MPI_Request* req) {                                            \
-        const int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                      \
-        if (rc == MPI_SUCCESS) count_send(comm, dest, bytes_of(count, type));                    \
-        return rc;                                                                               \
+#define DRI_COUNTED_ISEND(NAME, COUNT)                                                             \
+    int MPI_##NAME(const void* buf, COUNT count, MPI_Datatype type, int dest, int tag,             \
+                   MPI_Comm comm, MPI_Request* req) {                                              \
+        const int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                        \
+        if (rc == MPI_SUCCESS) count_send(comm, dest, bytes_of(count, type));                      \
+        return rc;                                                                                 \
     }
-#define DRI_REMEMBERED_SEND_INIT(NAME, COUNT)                                                           \
-    int MPI_##NAME(const void* buf, COUNT count, MPI_Datatype type, int dest, int tag,            \
-                   MPI_Comm comm, MPI_Request* req) {                                            \
-        const int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                      \
-        if (rc == MPI_SUCCESS) remember_persistent(*req, comm, dest, bytes_of(count, type));     \
-        return rc;                                                                               \
+#define DRI_REMEMBERED_SEND_INIT(NAME, COUNT)                                                      \
+    int MPI_##NAME(const void* buf, COUNT count, MPI_Datatype type, int dest, int tag,             \
+                   MPI_Comm comm, MPI_Request* req) {                                              \
+        const int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                        \
+        if (rc == MPI_SUCCESS) remember_persistent(*req, comm, dest, bytes_of(count, type));       \
+        return rc;                                                                                 \
     }
 
 DRI_COUNTED_SEND(Send, int)
@@ -247,9 +252,9 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
     return rc;
 }
 
-int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[],
-                  MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[],
-                  MPI_Datatype rtype, MPI_Comm comm) {
+int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                  void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                  MPI_Comm comm) {
     const int rc =
         PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
@@ -258,8 +263,8 @@ int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[],
 }
 
 int MPI_Alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
-                  const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
-                  const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
+                  const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],
+                  const MPI_Datatype rtypes[], MPI_Comm comm) {
     const int rc =
         PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
@@ -275,11 +280,11 @@ int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, 
     return rc;
 }
 
-int MPI_Ialltoallv(const void* sbuf, const int scounts[], const int sdispls[],
-                   MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[],
-                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
-    const int rc = PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
-                                   comm, req);
+int MPI_Ialltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                   void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                   MPI_Comm comm, MPI_Request* req) {
+    const int rc =
+        PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         count_collective(comm, [&](int j) { return bytes_of(scounts[j], stype); });
     return rc;
@@ -289,8 +294,8 @@ int MPI_Ialltoallw(const void* sbuf, const int scounts[], const int sdispls[],
                    const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
                    const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                    MPI_Request* req) {
-    const int rc = PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-                                   rtypes, comm, req);
+    const int rc =
+        PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         count_collective(comm, [&](int j) { return bytes_of(scounts[j], stypes[j]); });
     return rc;
@@ -337,8 +342,8 @@ int MPI_Ialltoallv_c(const void* sbuf, const MPI_Count scounts[], const MPI_Aint
                      MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[],
                      const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm,
                      MPI_Request* req) {
-    const int rc = PMPI_Ialltoallv_c(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
-                                     rtype, comm, req);
+    const int rc =
+        PMPI_Ialltoallv_c(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         count_collective(comm, [&](int j) { return bytes_of(scounts[j], stype); });
     return rc;
@@ -348,8 +353,8 @@ int MPI_Ialltoallw_c(const void* sbuf, const MPI_Count scounts[], const MPI_Aint
                      const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[],
                      const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                      MPI_Request* req) {
-    const int rc = PMPI_Ialltoallw_c(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-                                     rtypes, comm, req);
+    const int rc = PMPI_Ialltoallw_c(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                                     comm, req);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         count_collective(comm, [&](int j) { return bytes_of(scounts[j], stypes[j]); });
     return rc;

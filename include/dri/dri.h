@@ -183,13 +183,57 @@ DRI_API int DRI_Group_index(DRI_Group group, int* index);
 DRI_API int DRI_Group_destroy(DRI_Group* group);
 
 /* ---- distribution ------------------------------------------------------------ */
+/** How group indices number the process grid's coordinates. */
+typedef enum DRI_Grid_order {
+    DRI_GRID_ROW_MAJOR = 0,   /**< the last grid dimension varies fastest (the default) */
+    DRI_GRID_COLUMN_MAJOR = 1 /**< the first varies fastest, as BLACS 'C' order */
+} DRI_Grid_order;
+
 /** Collective over the group's processes; every member must pass the same
- * global data and partition (else DRI_ERR_INCONSISTENT on every member). */
+ * global data and partition (else DRI_ERR_INCONSISTENT on every member).
+ * The grid is row-major. */
 DRI_API int DRI_Distribution_create(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
                                     DRI_Distribution* dist);
+/** DRI_Distribution_create with the grid numbered in `order`, which every
+ * member must pass alike (else DRI_ERR_INCONSISTENT on every member); a value
+ * that is not a DRI_Grid_order fails with DRI_ERR_ARG on every member. */
+DRI_API int DRI_Distribution_create_ordered(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
+                                            DRI_Grid_order order, DRI_Distribution* dist);
 /** Process counts per dimension (ndims entries). */
 DRI_API int DRI_Distribution_grid(DRI_Distribution dist, int grid[DRI_MAX_DIMS]);
 DRI_API int DRI_Distribution_destroy(DRI_Distribution* dist);
+
+/* ---- box distributions (docs/concepts.md, "Box partitions") ------------------- */
+/** Whose boxes DRI_Distribution_create_boxes receives. */
+typedef enum DRI_Box_scope {
+    DRI_BOXES_MINE = 0, /**< this process's own boxes (each member passes its own list) */
+    DRI_BOXES_ALL = 1   /**< every member's boxes, box k owned by group index owner[k];
+                             every member passes the same list */
+} DRI_Box_scope;
+
+/** Collective over the group's processes: a distribution in which each member
+ * owns a list of boxes. Box k is first[k*ndims + d] .. last[k*ndims + d]
+ * (inclusive, as DRI_PART_RANGES; empty when some last = first - 1) along
+ * each dimension d. owner is NULL with DRI_BOXES_MINE. Boxes must lie inside
+ * the array (DRI_ERR_PARTITION) and be disjoint (DRI_ERR_NOT_DISJOINT); they
+ * need not cover it, but the sending side of a transfer must
+ * (DRI_ERR_NOT_COVERING at commit). A member stores its boxes one after
+ * another in the order given, each dense in the layout's dimension order:
+ * its buffer holds DRI_Distribution_boxes' cells elements. Layouts with
+ * padding or strides are refused for box sides (DRI_ERR_LAYOUT); box
+ * distributions have no overlap. Every member gets the same error. */
+DRI_API int DRI_Distribution_create_boxes(DRI_Globaldata gdo, DRI_Group group, int nboxes,
+                                          const DRI_Index first[], const DRI_Index last[],
+                                          DRI_Box_scope scope, const int owner[],
+                                          DRI_Distribution* dist);
+/** The boxes of group member `index` (any process may ask): *nboxes gets
+ * their count and *cells the elements the member stores; the first
+ * min(maxboxes, count) boxes go to first/last (ndims entries each; both may
+ * be NULL when maxboxes is 0). For an ordinary distribution the boxes are
+ * the member's owned blocks (one per combination of segments), its cells
+ * the owned elements; its storage is the DRI_Blockinfo one. */
+DRI_API int DRI_Distribution_boxes(DRI_Distribution dist, int index, int maxboxes, int* nboxes,
+                                   DRI_Index first[], DRI_Index last[], DRI_Index* cells);
 
 /* ---- layout ------------------------------------------------------------------ */
 /** order: dimensions slowest first ({0,1} row-major, {1,0} column-contiguous);

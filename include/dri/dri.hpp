@@ -279,13 +279,45 @@ struct BlockInfo {
     }
 };
 
+/// One box of a box distribution: first and last global index per dimension,
+/// inclusive (empty when some last == first - 1).
+struct Box {
+    std::vector<Index> first, last;
+    friend bool operator==(const Box&, const Box&) = default;
+};
+
+/// How group indices number the process grid's coordinates (DRI_Grid_order).
+enum class GridOrder : int {
+    row_major = 0,   ///< the last grid dimension varies fastest (the default)
+    column_major = 1 ///< the first varies fastest, as BLACS 'C' order
+};
+
 /// Global data + partition + group. Created collectively by the group's
-/// processes, which must all pass the same global data and partition.
+/// processes, which must all pass the same global data, partition and grid
+/// order.
 class DRI_API Distribution {
   public:
-    Distribution(const GlobalData& gdo, const Partition& part, const Group& group);
+    Distribution(const GlobalData& gdo, const Partition& part, const Group& group,
+                 GridOrder order = GridOrder::row_major);
+    /// A box distribution (docs/concepts.md, "Box partitions"; C:
+    /// DRI_Distribution_create_boxes), collective over the group: each
+    /// member passes its own boxes.
+    static Distribution from_boxes(const GlobalData& gdo, const Group& group,
+                                   const std::vector<Box>& mine);
+    /// The same, every member passing every member's boxes, box k owned by
+    /// group index owners[k].
+    static Distribution from_boxes(const GlobalData& gdo, const Group& group,
+                                   const std::vector<Box>& all, const std::vector<int>& owners);
+    /// The boxes member `index` owns (an ordinary distribution's owned
+    /// blocks) and the elements a box member stores (its buffer holds its
+    /// boxes one after another, each dense in the layout's order).
+    std::vector<Box> boxes(int index) const;
+    Index cells(int index) const;
+    /// Whether this is a box distribution (block() refuses one: it has no grid).
+    bool has_boxes() const;
 
     std::vector<int> grid() const;
+    GridOrder grid_order() const;
     int size() const;  ///< processes in the group
     int index() const; ///< the caller's index in the group, -1 if not a member
     /// The calling process's block under `layout` (before any buffer exists).
@@ -298,6 +330,8 @@ class DRI_API Distribution {
     std::shared_ptr<const detail::DistributionImpl> impl() const { return impl_; }
 
   private:
+    explicit Distribution(std::shared_ptr<const detail::DistributionImpl> i)
+        : impl_(std::move(i)) {}
     std::shared_ptr<const detail::DistributionImpl> impl_;
 };
 

@@ -24,8 +24,8 @@ if "mpi4py.MPI" in sys.modules:
 from . import _dri  # noqa: E402
 from ._dri import (  # noqa: E402
     COMM_SELF, COMM_WORLD, BlockInfo, Combine, Comm, CornerTurnBlocks,
-    DimPart, Distribution, Edge, GlobalData, Group, Layout, Partition,
-    SharedMemory, Strategy, Transfer, Type, commit, corner_turn,
+    DimPart, Distribution, Edge, GlobalData, GridOrder, Group, Layout,
+    Partition, SharedMemory, Strategy, Transfer, Type, commit, corner_turn,
     corner_turn_blocks, empty, empty_like, error_string, initialized,
     mpi_library_version, zeros)
 from ._dri import (  # noqa: E402
@@ -36,6 +36,7 @@ from ._dri import (  # noqa: E402
     ERR_BUFFER_COUNT, ERR_STATE, ERR_NOT_INITIALIZED, ERR_GROUP,
     ERR_INCONSISTENT, ERR_MPI, ERR_NO_MEMORY, ERR_INTERNAL)
 
+from ._boxes import box_views  # noqa: E402
 from ._pencil import (  # noqa: E402
     grid_group, pencil_distribution, pencil_group, pencil_partition)
 
@@ -99,8 +100,8 @@ def mpi4py_compatible():
 __all__ = [
     "BlockInfo", "COMM_SELF", "COMM_WORLD", "Combine", "Comm",
     "CornerTurnBlocks", "DimPart", "Distribution", "Edge", "Error",
-    "ForeignMPIWarning", "GlobalData", "Group", "Layout", "Partition",
-    "Session", "SharedMemory", "Strategy", "Transfer", "Type", "commit",
+    "ForeignMPIWarning", "GlobalData", "GridOrder", "Group", "Layout", "Partition",
+    "Session", "SharedMemory", "Strategy", "Transfer", "Type", "box_views", "commit",
     "corner_turn", "corner_turn_blocks", "empty", "empty_like",
     "error_string", "finalize", "grid_group", "init", "initialized",
     "mpi4py_compatible", "pencil_distribution", "pencil_group",

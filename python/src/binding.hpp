@@ -77,6 +77,11 @@ struct PyDistribution {
     py::object comm_owner; ///< the parent communicator's Python object
 };
 
+/// The block of the calling process (or of member `index`). A box
+/// distribution's block is one dimension: its cells, its boxes one after
+/// another (docs/concepts.md, "Box partitions").
+BlockInfo block_of(const PyDistribution& d, const Layout& layout, std::optional<int> index);
+
 // --- NumPy arrays as ring buffers (arrays.cpp) ----------------------------
 
 /// The bytes of `array` as the buffer of `block`, after checking that it can

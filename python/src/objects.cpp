@@ -33,6 +33,12 @@ void bind_enums(py::module_& m) {
         .value("ZERO", Edge::zero)
         .value("REPLICATE", Edge::replicate)
         .value("WRAP", Edge::wrap);
+    py::enum_<GridOrder>(m, "GridOrder",
+                         "How group indices number the process grid (DRI_GRID_*):\n"
+                         "ROW_MAJOR (default): the last grid dimension varies fastest;\n"
+                         "COLUMN_MAJOR: the first varies fastest, as BLACS 'C' order.")
+        .value("ROW_MAJOR", GridOrder::row_major)
+        .value("COLUMN_MAJOR", GridOrder::column_major);
     py::enum_<Strategy> strategy(m, "Strategy",
                                  "How a transfer moves data (DRI_STRATEGY_*), requested with\n"
                                  "Transfer.strategy() before commit. AUTO (default) picks one;\n"
@@ -197,34 +203,34 @@ void bind_block_info(py::module_& m) {
         });
 }
 
-PyDistribution distribute(const PyGlobalData& gdo, py::handle part, const PyGroup& g) {
+PyDistribution distribute(const PyGlobalData& gdo, py::handle part, const PyGroup& g,
+                          GridOrder order) {
     if (py::isinstance<py::str>(part)) {
         const Partition p = Partition::parse(part.cast<std::string>());
-        return PyDistribution{Distribution(gdo.data, p, g.group), gdo.dtype, g.comm_owner};
+        return PyDistribution{Distribution(gdo.data, p, g.group, order), gdo.dtype, g.comm_owner};
     }
-    return PyDistribution{Distribution(gdo.data, part.cast<const Partition&>(), g.group), gdo.dtype,
-                          g.comm_owner};
+    return PyDistribution{Distribution(gdo.data, part.cast<const Partition&>(), g.group, order),
+                          gdo.dtype, g.comm_owner};
 }
 
 // The group argument of a distribution: a Group, a communicator (all its
 // processes) or a list of COMM_WORLD ranks.
-PyDistribution make_distribution(const PyGlobalData& gdo, py::handle part, py::handle group) {
-    if (py::isinstance<PyGroup>(group)) return distribute(gdo, part, group.cast<const PyGroup&>());
+PyDistribution make_distribution(const PyGlobalData& gdo, py::handle part, py::handle group,
+                                 GridOrder order) {
+    if (py::isinstance<PyGroup>(group))
+        return distribute(gdo, part, group.cast<const PyGroup&>(), order);
     if (py::isinstance<py::sequence>(group) && !py::isinstance<py::str>(group)) {
         const Comm world{MPI_COMM_WORLD, py::none()};
-        return distribute(gdo, part, make_group(py::cast(world), group.cast<std::vector<int>>()));
+        return distribute(gdo, part, make_group(py::cast(world), group.cast<std::vector<int>>()),
+                          order);
     }
-    return distribute(gdo, part, make_group(group, std::nullopt));
-}
-
-BlockInfo block_of(const PyDistribution& d, const Layout& layout, std::optional<int> index) {
-    return index ? d.dist.block(layout, *index) : d.dist.block(layout);
+    return distribute(gdo, part, make_group(group, std::nullopt), order);
 }
 
 // count None: one array; else a list of count arrays (a ring).
 py::object new_blocks(const PyDistribution& d, const Layout& layout, std::optional<int> count,
                       bool zero) {
-    const BlockInfo b = d.dist.block(layout);
+    const BlockInfo b = block_of(d, layout, std::nullopt);
     if (!count) return block_array(b, d.dtype, zero);
     if (*count < 1) throw Error(Errc::buffer_count, "count must be at least 1");
     py::list ring;
@@ -233,18 +239,79 @@ py::object new_blocks(const PyDistribution& d, const Layout& layout, std::option
     return ring;
 }
 
+// A box as the pair of tuples (first, last), inclusive.
+using PyBox = std::pair<std::vector<Index>, std::vector<Index>>;
+
+PyDistribution boxes_over(const PyGlobalData& gdo, const std::vector<PyBox>& boxes,
+                          const std::optional<std::vector<int>>& owners, const PyGroup& g) {
+    std::vector<Box> bs;
+    for (const PyBox& b : boxes)
+        bs.push_back({b.first, b.second});
+    Distribution d = owners ? Distribution::from_boxes(gdo.data, g.group, bs, *owners)
+                            : Distribution::from_boxes(gdo.data, g.group, bs);
+    return PyDistribution{std::move(d), gdo.dtype, g.comm_owner};
+}
+
+PyDistribution make_box_distribution(const PyGlobalData& gdo, const std::vector<PyBox>& boxes,
+                                     py::handle group, std::optional<std::vector<int>> owners) {
+    if (py::isinstance<PyGroup>(group))
+        return boxes_over(gdo, boxes, owners, group.cast<const PyGroup&>());
+    if (py::isinstance<py::sequence>(group) && !py::isinstance<py::str>(group)) {
+        const Comm world{MPI_COMM_WORLD, py::none()};
+        return boxes_over(gdo, boxes, owners,
+                          make_group(py::cast(world), group.cast<std::vector<int>>()));
+    }
+    return boxes_over(gdo, boxes, owners, make_group(group, std::nullopt));
+}
+
+int member(const PyDistribution& d, std::optional<int> index) {
+    if (index) return *index;
+    if (d.dist.index() < 0)
+        throw Error(Errc::group, "the calling process is not in the distribution's group");
+    return d.dist.index();
+}
+
 void bind_distribution(py::module_& m) {
     py::class_<PyDistribution>(m, "Distribution",
                                "Global data split by a partition over a group of processes.\n"
                                "Created collectively by the group's processes, which pass the\n"
                                "same data and partition.")
         .def(py::init(&make_distribution), py::arg("data"), py::arg("partition"),
-             py::arg("group") = Comm{MPI_COMM_WORLD, py::none()},
+             py::arg("group") = Comm{MPI_COMM_WORLD, py::none()}, py::kw_only(),
+             py::arg("grid_order") = GridOrder::row_major,
              "partition: a Partition or its text notation; group: a Group, a communicator "
-             "(all its processes) or a list of COMM_WORLD ranks.")
+             "(all its processes) or a list of COMM_WORLD ranks; grid_order: how group "
+             "indices number the process grid (GridOrder).")
+        .def_static("from_boxes", &make_box_distribution, py::arg("data"), py::arg("boxes"),
+                    py::arg("group") = Comm{MPI_COMM_WORLD, py::none()},
+                    py::arg("owners") = py::none(),
+                    "A box distribution (docs/concepts.md, \"Box partitions\"), collective: "
+                    "boxes is a list of (first, last) tuples per box, inclusive; without "
+                    "owners they are this process's own boxes, with owners (the group index "
+                    "of each box's owner) every member passes the same list of all boxes. "
+                    "A member's block is one dimension: its boxes one after another, each "
+                    "dense in the layout's order (see dri.box_views).")
+        .def(
+            "boxes",
+            [](const PyDistribution& d, std::optional<int> index) {
+                py::list out;
+                for (const Box& b : d.dist.boxes(member(d, index)))
+                    out.append(
+                        py::make_tuple(py::tuple(py::cast(b.first)), py::tuple(py::cast(b.last))));
+                return out;
+            },
+            py::arg("index") = py::none(),
+            "The (first, last) boxes this process (or member index) owns; an ordinary "
+            "distribution's owned blocks.")
+        .def_property_readonly(
+            "has_boxes", [](const PyDistribution& d) { return d.dist.has_boxes(); },
+            "Whether this is a box distribution.")
         .def_property_readonly(
             "grid", [](const PyDistribution& d) { return d.dist.grid(); },
             "Processes per dimension (the process grid).")
+        .def_property_readonly(
+            "grid_order", [](const PyDistribution& d) { return d.dist.grid_order(); },
+            "How group indices number the process grid (GridOrder).")
         .def_property_readonly(
             "size", [](const PyDistribution& d) { return d.dist.size(); },
             "Processes in the group.")
@@ -271,6 +338,17 @@ void bind_distribution(py::module_& m) {
 }
 
 } // namespace
+
+BlockInfo block_of(const PyDistribution& d, const Layout& layout, std::optional<int> index) {
+    if (!d.dist.has_boxes()) return index ? d.dist.block(layout, *index) : d.dist.block(layout);
+    BlockInfo b;
+    b.index = member(d, index);
+    const Index cells = d.dist.cells(b.index);
+    b.local_extent = {cells};
+    b.strides = {1};
+    b.bytes = cells * static_cast<Index>(d.dtype.itemsize());
+    return b;
+}
 
 void bind_objects(py::module_& m) {
     m.def("init", &init, "dri's init (MPI must be initialized: see dri.Session).");

@@ -84,7 +84,7 @@ class PySharedMemory {
 
     // This process's block of `dist` under `layout`, at the start of the memory.
     py::array as_block(const PyDistribution& d, const Layout& layout) {
-        const BlockInfo b = d.dist.block(layout);
+        const BlockInfo b = block_of(d, layout, std::nullopt);
         if (b.bytes > memory().bytes)
             throw Error(Errc::buffer_size, "SharedMemory of " + std::to_string(memory().bytes) +
                                                " bytes, the block needs " +

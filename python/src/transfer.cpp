@@ -39,7 +39,7 @@ class PyTransfer {
         Transfer& t = get();
         const std::string role = send ? "send" : "recv";
         const py::tuple ring = ring_of(arrays, role + " buffers");
-        const BlockInfo b = d.dist.block(layout);
+        const BlockInfo b = block_of(d, layout, std::nullopt);
         std::vector<std::span<std::byte>> spans;
         for (std::size_t k = 0; k < ring.size(); ++k)
             spans.push_back(

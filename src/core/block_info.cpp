@@ -5,6 +5,9 @@
 namespace dri::core {
 
 BlockInfo block_info(const Distribution& d, const Layout& layout, int idx) {
+    if (d.boxes())
+        fail(Errc::partition, "a box distribution has no block grid: its boxes and cells are "
+                              "queried with DRI_Distribution_boxes");
     if (idx < 0 || idx >= d.nprocs())
         fail(Errc::arg, "process index " + std::to_string(idx) + " outside the group [0, " +
                             std::to_string(d.nprocs()) + ")");

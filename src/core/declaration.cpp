@@ -1,5 +1,6 @@
 #include "core/declaration.hpp"
 
+#include "core/box_partition.hpp"
 #include "core/plan.hpp"
 
 #include <algorithm>
@@ -17,7 +18,9 @@ struct SideData {
     std::uint64_t group_hash = 0;
     Shape shape{{1}, ElementType::predefined(ElemKind::byte)};
     Partition part;
+    GridOrder order = GridOrder::row_major;
     Layout layout = Layout::packed(1);
+    std::shared_ptr<const BoxPartition> boxes; // a box distribution's
 };
 
 const char* role_name(int role) {
@@ -30,12 +33,17 @@ SideData parse_description(const std::string& desc) {
     s.group_size = r.i64();
     s.group_hash = static_cast<std::uint64_t>(r.i64());
     std::tie(s.shape, s.part) = read_shape_partition(r);
+    const Index grid_order = r.i64();
+    if (grid_order != 0 && grid_order != 1) fail(Errc::internal, "corrupt transfer declaration");
+    s.order = static_cast<GridOrder>(grid_order);
     if (r.i64()) {
         s.layout = Layout::strided(r.vec<Index>());
     } else {
         std::vector<int> order = r.vec<int>();
         s.layout = Layout::ordered(std::move(order), r.vec<Index>());
     }
+    if (!r.done())
+        s.boxes = std::make_shared<const BoxPartition>(s.shape, read_box_lists(r, s.shape.ndims()));
     return s;
 }
 
@@ -116,10 +124,16 @@ MatchedSide rebuild(const std::string& what, const SideRecord& rec) {
     if (static_cast<Index>(rec.ranks.size()) != data.group_size ||
         fnv1a(rec.ranks) != data.group_hash || rec.ranks.front() != rec.rank)
         fail(Errc::internal, what + "corrupt group description");
+    if (data.boxes && data.boxes->nprocs() != data.group_size)
+        fail(Errc::internal, what + "corrupt box description");
     return {rec.ranks,
-            std::make_shared<const Distribution>(data.shape, data.part,
-                                                 static_cast<int>(data.group_size)),
-            data.layout, rec.desc, rec.combine};
+            data.boxes ? std::make_shared<const Distribution>(data.boxes)
+                       : std::make_shared<const Distribution>(
+                             data.shape, data.part, static_cast<int>(data.group_size), data.order),
+            data.layout,
+            {},
+            rec.desc,
+            rec.combine};
 }
 
 // A process takes part in at most one receiving side of a name: otherwise
@@ -260,11 +274,13 @@ void fail_missing_member(const std::string& name, const MatchedSide& side, int r
 }
 
 std::string side_description(const std::vector<int>& group_ranks, const Shape& shape,
-                             const Partition& part, const Layout& layout) {
+                             const Partition& part, GridOrder order, const Layout& layout,
+                             const BoxPartition* boxes) {
     Writer w;
     w.i64(static_cast<Index>(group_ranks.size()));
     w.i64(static_cast<Index>(fnv1a(group_ranks)));
     write_shape_partition(w, shape, part);
+    w.i64(static_cast<Index>(order));
     w.i64(layout.has_explicit_strides() ? 1 : 0);
     if (layout.has_explicit_strides()) {
         w.vec(layout.strides());
@@ -272,6 +288,7 @@ std::string side_description(const std::vector<int>& group_ranks, const Shape& s
         w.vec(layout.order());
         w.vec(layout.pad());
     }
+    if (boxes) write_boxes(w, *boxes);
     return w.str_bytes();
 }
 

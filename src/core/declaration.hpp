@@ -21,10 +21,12 @@
 namespace dri::core {
 
 // What every process of one side must agree on, in canonical form: the
-// group's size and a hash of its ranks, the global data, the partition and
-// the layout.
+// group's size and a hash of its ranks, the global data, the partition, the
+// grid order and the layout. A box distribution's boxes
+// (core/box_partition.hpp) follow the layout.
 std::string side_description(const std::vector<int>& group_ranks, const Shape& shape,
-                             const Partition& part, const Layout& layout);
+                             const Partition& part, GridOrder order, const Layout& layout,
+                             const BoxPartition* boxes = nullptr);
 
 // One side of one named transfer, as the first process of its group
 // publishes it.
@@ -65,9 +67,10 @@ struct MatchedSide {
     std::vector<int> ranks; // the group, in group order
     std::shared_ptr<const Distribution> dist;
     Layout layout = Layout::packed(1);
+    std::vector<Layout> layouts; // each process's own, when they differ (plan.hpp, Side)
     std::string desc;
     int combine = 3; // as SideRecord::combine
-    Side side() const { return {dist.get(), layout}; }
+    Side side() const { return {dist.get(), layout, layouts}; }
 };
 
 // Everything known about one name after the exchange; `validate` fills in

@@ -35,8 +35,15 @@ Wide sum_pos_increasing(Wide a, Wide b, Wide k) {
 
 } // namespace
 
-Distribution::Distribution(Shape shape, Partition part, int nprocs)
-    : shape_(std::move(shape)), part_(std::move(part)), nprocs_(nprocs) {
+std::string to_string(GridOrder order) {
+    return order == GridOrder::column_major ? "column-major" : "row-major";
+}
+
+Distribution::Distribution(Shape shape, Partition part, int nprocs, GridOrder order)
+    : shape_(std::move(shape)), part_(std::move(part)), nprocs_(nprocs), order_(order) {
+    if (order != GridOrder::row_major && order != GridOrder::column_major)
+        fail(Errc::arg, "grid order " + std::to_string(static_cast<int>(order)) +
+                            " is neither row-major (0) nor column-major (1)");
     grid_ = choose_grid(shape_, part_, nprocs_);
     // Every stored extent must be representable: check the largest local block.
     for (int d = 0; d < ndims(); ++d)
@@ -48,8 +55,12 @@ std::vector<int> Distribution::coords(int index) const {
     if (index < 0 || index >= nprocs_)
         fail(Errc::arg, "process index " + std::to_string(index) + " outside [0, " +
                             std::to_string(nprocs_) + ")");
-    std::vector<int> c(grid_.size());
-    for (std::size_t d = grid_.size(); d-- > 0;) {
+    // The fastest dimension takes the remainder first.
+    const std::size_t n = grid_.size();
+    const bool rows = order_ == GridOrder::row_major;
+    std::vector<int> c(n);
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t d = rows ? n - 1 - k : k;
         c[d] = index % grid_[d];
         index /= grid_[d];
     }
@@ -57,9 +68,14 @@ std::vector<int> Distribution::coords(int index) const {
 }
 
 int Distribution::index_of(const std::vector<int>& c) const {
+    // The slowest dimension first.
+    const std::size_t n = grid_.size();
+    const bool rows = order_ == GridOrder::row_major;
     int index = 0;
-    for (std::size_t d = 0; d < grid_.size(); ++d)
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t d = rows ? k : n - 1 - k;
         index = index * grid_[d] + c[d];
+    }
     return index;
 }
 
@@ -163,6 +179,7 @@ Index Distribution::owned_extent(int d, int c) const {
 }
 
 std::vector<Index> Distribution::local_extents(int index) const {
+    if (boxes_) return box_local_extents(index);
     const std::vector<int> c = coords(index);
     std::vector<Index> e(c.size());
     for (std::size_t d = 0; d < c.size(); ++d)
@@ -191,6 +208,7 @@ void Distribution::check_disjoint(const std::string& which) const {
 }
 
 void Distribution::check_owned(const std::string& which, bool covering) const {
+    if (boxes_) return check_boxes_covering(covering);
     for (int d = 0; d < ndims(); ++d) {
         const DimPartition& dp = part_[static_cast<std::size_t>(d)];
         if (dp.kind != PartKind::ranges) continue; // disjoint and covering by construction

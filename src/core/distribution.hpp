@@ -3,8 +3,9 @@
 //
 // Rules (documented in docs/concepts.md):
 // - Processes form a grid, one count per dimension (choose_grid). A process's
-//   grid coordinates come from its index in the process set in row-major
-//   order: the last dimension varies fastest.
+//   grid coordinates come from its index in the process set in the grid's
+//   order: row-major (the last dimension varies fastest, the default) or
+//   column-major (the first varies fastest, as BLACS 'C' order).
 // - Uneven blocks: N elements over p processes give the first N mod p
 //   coordinates ceil(N/p) elements and the others floor(N/p).
 // - Block-cyclic: block j (elements [j*b, min(N, (j+1)*b))) belongs to
@@ -18,6 +19,7 @@
 
 #include "core/partition.hpp"
 
+#include <memory>
 #include <vector>
 
 namespace dri::core {
@@ -30,16 +32,32 @@ struct Segment {
     friend bool operator==(const Segment&, const Segment&) = default;
 };
 
+// How process indices number the grid's coordinates.
+enum class GridOrder { row_major = 0, column_major = 1 };
+
+std::string to_string(GridOrder order);
+
+class BoxPartition;
+
 class Distribution {
   public:
     // Validates the partition and chooses the process grid for `nprocs` processes.
-    Distribution(Shape shape, Partition part, int nprocs);
+    Distribution(Shape shape, Partition part, int nprocs, GridOrder order = GridOrder::row_major);
+
+    // A box distribution (core/box_partition.hpp, defined there): each
+    // member owns a list of boxes. Its grid is all ones and its partition all
+    // `whole`; its local extents are {cells, 1, ...}: the buffer is the
+    // member's boxes one after another. Plans and checks go by the boxes.
+    explicit Distribution(std::shared_ptr<const BoxPartition> boxes);
+    // The boxes of a box distribution, or nullptr.
+    const BoxPartition* boxes() const { return boxes_.get(); }
 
     const Shape& shape() const { return shape_; }
     const Partition& partition() const { return part_; }
     int ndims() const { return shape_.ndims(); }
     int nprocs() const { return nprocs_; }
     const std::vector<int>& grid() const { return grid_; }
+    GridOrder grid_order() const { return order_; }
 
     std::vector<int> coords(int index) const;
     int index_of(const std::vector<int>& coords) const;
@@ -65,10 +83,15 @@ class Distribution {
 
   private:
     void check_owned(const std::string& which, bool covering) const;
+    // Box distributions (defined in core/box_partition.cpp).
+    std::vector<Index> box_local_extents(int index) const;
+    void check_boxes_covering(bool covering) const;
     Shape shape_;
     Partition part_;
     int nprocs_;
+    GridOrder order_;
     std::vector<int> grid_;
+    std::shared_ptr<const BoxPartition> boxes_;
 };
 
 } // namespace dri::core

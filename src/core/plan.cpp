@@ -1,6 +1,10 @@
 #include "core/plan.hpp"
 
+#include "core/box_plan.hpp"
+#include "core/plan_pieces.hpp"
+
 #include "core/multi_index.hpp"
+#include "core/pair_strides.hpp"
 
 #include <algorithm>
 
@@ -15,18 +19,6 @@ Index Region::elements() const {
 
 namespace {
 
-enum class PieceKind { zero, run, repeat };
-
-// A run of a receiver's stored cells along one dimension and where they come
-// from: `run` takes global elements src, src+1, ...; `repeat` takes element
-// src n times (replicated edge); `zero` takes nothing (zero padding).
-struct Piece {
-    Index local = 0;
-    Index n = 0;
-    Index src = 0;
-    PieceKind kind = PieceKind::run;
-};
-
 // The receiver's owned cells along one dimension (no overlap, no edges).
 std::vector<Piece> owned_pieces(const Distribution& dist, int d, int c) {
     std::vector<Piece> out;
@@ -39,7 +31,9 @@ std::vector<Piece> owned_pieces(const Distribution& dist, int d, int c) {
     return out;
 }
 
-std::vector<Piece> recv_pieces(const Distribution& dist, int d, int c, Cells cells = Cells::all) {
+} // namespace
+
+std::vector<Piece> recv_pieces(const Distribution& dist, int d, int c, Cells cells) {
     const Index n = dist.shape().extent(d);
     if (cells == Cells::owned) return owned_pieces(dist, d, c);
     const EdgePolicy edge = dist.partition()[static_cast<std::size_t>(d)].edge;
@@ -73,15 +67,6 @@ std::vector<Piece> recv_pieces(const Distribution& dist, int d, int c, Cells cel
     return out;
 }
 
-// One matched stretch along one dimension, or a regular repetition of it:
-// for i < reps, cells r + i*dr .. (+n) of the receiver take cells s + i*ds ..
-// (+n*step) of the sender.
-struct Run {
-    Index n = 0, s = 0, r = 0;
-    Index step = 1; // 1, or 0 for a repeated source element
-    Index reps = 1, ds = 0, dr = 0;
-};
-
 void add_match(std::vector<Run>& runs, Index n, Index s, Index r, Index step) {
     if (!runs.empty()) {
         Run& last = runs.back();
@@ -109,6 +94,8 @@ void add_match(std::vector<Run>& runs, Index n, Index s, Index r, Index step) {
     }
     runs.push_back({n, s, r, step, 1, 0, 0});
 }
+
+namespace {
 
 // Matches along dimension d between sender coordinate cs and the receiver
 // pieces of one receiver coordinate, in the receiver's local order.
@@ -143,6 +130,8 @@ std::vector<Run> match_dim(const Distribution& sd, int d, int cs,
     return runs;
 }
 
+} // namespace
+
 // Removes unit axes, orders axes by receiver stride (outermost first) and
 // merges axes that continue each other on both sides.
 void normalize(Region& reg) {
@@ -163,10 +152,6 @@ void normalize(Region& reg) {
         }
     }
 }
-
-struct Strides {
-    std::vector<Index> s, r; // byte strides per dimension
-};
 
 // The product over dimensions of the per-dimension runs: one region per
 // combination of runs.
@@ -192,48 +177,6 @@ void emit_regions(const std::vector<const std::vector<Run>*>& runs, const Stride
             out.push_back(std::move(reg));
         });
 }
-
-Strides byte_strides(const LocalLayout& sl, const LocalLayout& rl) {
-    Strides st;
-    for (std::size_t d = 0; d < sl.strides.size(); ++d) {
-        st.s.push_back(checked_mul(sl.strides[d], sl.elem_size, "stride"));
-        st.r.push_back(checked_mul(rl.strides[d], rl.elem_size, "stride"));
-    }
-    return st;
-}
-
-LocalLayout bind(const Side& side, int index) {
-    return bind_layout(side.layout, side.dist->local_extents(index),
-                       side.dist->shape().elem_size());
-}
-
-// Byte strides between this process's buffer and the peers' buffers. Peers
-// with equal local extents have equal strides, and in a block distribution
-// nearly all peers do, so the last binding is kept.
-class PeerStrides {
-  public:
-    PeerStrides(const LocalLayout& mine, const Side& peers, bool mine_sends)
-        : mine_(mine), peers_(peers), mine_sends_(mine_sends) {}
-
-    const Strides& get(int peer) {
-        std::vector<Index> ext = peers_.dist->local_extents(peer);
-        if (!valid_ || ext != extents_) {
-            const LocalLayout other = bind(peers_, peer);
-            strides_ = mine_sends_ ? byte_strides(mine_, other) : byte_strides(other, mine_);
-            extents_ = std::move(ext);
-            valid_ = true;
-        }
-        return strides_;
-    }
-
-  private:
-    const LocalLayout& mine_;
-    const Side& peers_;
-    bool mine_sends_;
-    bool valid_ = false;
-    std::vector<Index> extents_;
-    Strides strides_;
-};
 
 Index count_elements(const std::vector<Region>& regs) {
     Index e = 0;
@@ -286,6 +229,8 @@ std::vector<Region> fill_regions(const Distribution& rd, const LocalLayout& rl, 
         });
     return out;
 }
+
+namespace {
 
 // Per dimension, for a fixed coordinate on one side, the runs with every
 // coordinate of the other side.
@@ -356,13 +301,19 @@ void check_sides(const Side& send, const Side& recv) {
         fail(Errc::mismatch, "sender and receiver element types differ: " + to_string(a.type()) +
                                  " vs " + to_string(b.type()));
     send.dist->check_disjoint_covering();
-    for (const Side* s : {&send, &recv})
-        if (s->layout.ndims() != a.ndims())
-            fail(Errc::layout, "layout has " + std::to_string(s->layout.ndims()) +
-                                   " dimensions but the data has " + std::to_string(a.ndims()));
+    for (const Side* s : {&send, &recv}) {
+        if (!s->layouts.empty() && s->layouts.size() != static_cast<std::size_t>(s->dist->nprocs()))
+            fail(Errc::internal, "a side has a layout list of another length than its processes");
+        for (int i = 0; i < (s->layouts.empty() ? 1 : s->dist->nprocs()); ++i)
+            if (s->layout_of(i).ndims() != a.ndims())
+                fail(Errc::layout, "layout has " + std::to_string(s->layout_of(i).ndims()) +
+                                       " dimensions but the data has " + std::to_string(a.ndims()));
+    }
+    check_box_sides(send, recv);
 }
 
 std::vector<Region> pair_regions(const Side& send, const Side& recv, int s, int r) {
+    if (send.dist->boxes() || recv.dist->boxes()) return pair_box_regions(send, recv, s, r);
     const Distribution& sd = *send.dist;
     const Distribution& rd = *recv.dist;
     const std::vector<int> cs = sd.coords(s), cr = rd.coords(r);
@@ -376,12 +327,15 @@ std::vector<Region> pair_regions(const Side& send, const Side& recv, int s, int 
         runs.push_back(&pd);
     }
     std::vector<Region> out;
-    emit_regions(runs, byte_strides(bind(send, s), bind(recv, r)), out);
+    emit_regions(runs, byte_strides(bind_side(send, s), bind_side(recv, r)), out);
     return out;
 }
 
 std::vector<std::vector<Range>> pair_global_ranges(const Side& send, const Side& recv, int s,
                                                    int r) {
+    if (send.dist->boxes() || recv.dist->boxes())
+        fail(Errc::partition, "a box side sends sets that are not one product of ranges: "
+                              "see pair_global_boxes (core/box_plan.hpp)");
     const Distribution& sd = *send.dist;
     const Distribution& rd = *recv.dist;
     const std::vector<int> cs = sd.coords(s), cr = rd.coords(r);
@@ -410,12 +364,14 @@ std::vector<std::vector<Range>> pair_global_ranges(const Side& send, const Side&
 LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int recv_index,
                      Cells cells) {
     check_sides(send, recv);
+    if (send.dist->boxes() || recv.dist->boxes())
+        return plan_local_boxes(send, recv, send_index, recv_index, cells);
     const Distribution& sd = *send.dist;
     const Distribution& rd = *recv.dist;
     LocalPlan plan;
     plan.elem_size = sd.shape().elem_size();
     if (send_index >= 0) {
-        plan.send_layout = bind(send, send_index);
+        plan.send_layout = bind_side(send, send_index);
         const DimRuns dr = runs_from_sender(sd, rd, sd.coords(send_index), cells);
         PeerStrides strides(plan.send_layout, recv, true);
         for_each_peer(
@@ -431,7 +387,7 @@ LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int rec
             });
     }
     if (recv_index >= 0) {
-        plan.recv_layout = bind(recv, recv_index);
+        plan.recv_layout = bind_side(recv, recv_index);
         const DimRuns dr = runs_to_receiver(sd, rd, rd.coords(recv_index), cells);
         PeerStrides strides(plan.recv_layout, send, false);
         for_each_peer(
@@ -444,6 +400,11 @@ LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int rec
             });
         if (cells == Cells::all) plan.fills = fill_regions(rd, plan.recv_layout, recv_index);
     }
+    // Peers were met in grid-coordinate order, which is index order only in
+    // a row-major grid: sort by index, as the strategies expect.
+    const auto by_peer = [](const PeerRegions& a, const PeerRegions& b) { return a.peer < b.peer; };
+    std::sort(plan.sends.begin(), plan.sends.end(), by_peer);
+    std::sort(plan.recvs.begin(), plan.recvs.end(), by_peer);
     return plan;
 }
 } // namespace dri::core

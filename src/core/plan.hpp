@@ -38,10 +38,18 @@ struct PeerRegions {
     std::vector<Region> regions;
 };
 
-// One side of a reorganization.
+// One side of a reorganization. Each process may store its block in its own
+// layout: `layouts[i]` is process i's when `layouts` is not empty, else every
+// process stores in `layout`.
 struct Side {
+    Side(const Distribution* d = nullptr, Layout l = {}, std::vector<Layout> own = {})
+        : dist(d), layout(std::move(l)), layouts(std::move(own)) {}
     const Distribution* dist = nullptr;
     Layout layout;
+    std::vector<Layout> layouts;
+    const Layout& layout_of(int index) const {
+        return layouts.empty() ? layout : layouts[static_cast<std::size_t>(index)];
+    }
 };
 
 // What one process does in one reorganization. A process may be a sender

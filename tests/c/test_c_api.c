@@ -55,6 +55,50 @@ static int one_node(MPI_Comm comm) {
     return n == all;
 }
 
+/* DRI_Distribution_create_ordered: a column-major grid numbers the first
+ * grid dimension fastest (Blockinfo reports those coordinates); a bad order
+ * or members passing different orders fail alike on every member. */
+static void check_grid_orders(DRI_Globaldata gdo, DRI_Group all, int rank, int size) {
+    DRI_Dimpart bb[2];
+    DRI_Partition part;
+    DRI_Distribution col = NULL, row = NULL, bad = NULL;
+    DRI_Layout packed;
+    DRI_Blockinfo info;
+    int grid[DRI_MAX_DIMS], i;
+    const int order01[2] = {0, 1};
+    bb[0] = DRI_Dim_block();
+    bb[1] = DRI_Dim_block();
+    OK(DRI_Partition_create(2, bb, &part));
+    OK(DRI_Layout_create(2, order01, NULL, &packed));
+    OK(DRI_Distribution_create_ordered(gdo, part, all, DRI_GRID_COLUMN_MAJOR, &col));
+    OK(DRI_Distribution_create_ordered(gdo, part, all, DRI_GRID_ROW_MAJOR, &row));
+    OK(DRI_Distribution_grid(col, grid));
+    for (i = 0; i < size; ++i) {
+        OK(DRI_Blockinfo_get_index(col, packed, i, &info));
+        EXPECT(info.coords[0] == i % grid[0] && info.coords[1] == i / grid[0]);
+        OK(DRI_Blockinfo_get_index(row, packed, i, &info));
+        EXPECT(info.coords[1] == i % grid[1] && info.coords[0] == i / grid[1]);
+    }
+    OK(DRI_Blockinfo_get(col, packed, &info));
+    EXPECT(info.index == rank && info.coords[0] == rank % grid[0]);
+    /* Every member passes a bad order, or only the first one: DRI_ERR_ARG everywhere. */
+    EXPECT(DRI_Distribution_create_ordered(gdo, part, all, (DRI_Grid_order)7, &bad) == DRI_ERR_ARG);
+    EXPECT(DRI_Distribution_create_ordered(gdo, part, all,
+                                           rank == 0 ? (DRI_Grid_order)-1 : DRI_GRID_ROW_MAJOR,
+                                           &bad) == DRI_ERR_ARG);
+    EXPECT(bad == NULL);
+    if (size > 1) {
+        EXPECT(DRI_Distribution_create_ordered(
+                   gdo, part, all, rank == size - 1 ? DRI_GRID_COLUMN_MAJOR : DRI_GRID_ROW_MAJOR,
+                   &bad) == DRI_ERR_INCONSISTENT);
+        EXPECT(strstr(DRI_Last_error_message(), "grid orders") != NULL);
+    }
+    OK(DRI_Distribution_destroy(&col));
+    OK(DRI_Distribution_destroy(&row));
+    OK(DRI_Layout_destroy(&packed));
+    OK(DRI_Partition_destroy(&part));
+}
+
 int main(int argc, char** argv) {
     enum { N = 45, M = 31, FRAMES = 4, NBUF = 2 };
     int rank, size, k;
@@ -132,6 +176,7 @@ int main(int argc, char** argv) {
     OK(DRI_Partition_create(2, rp, &rows_part));
     OK(DRI_Partition_create(2, cp, &cols_part));
     OK(DRI_Group_create(comm, 0, NULL, &all));
+    check_grid_orders(gdo, all, rank, size);
     OK(DRI_Distribution_create(gdo, rows_part, all, &rows));
     OK(DRI_Distribution_create(gdo, cols_part, all, &cols));
     OK(DRI_Layout_create(2, order_rows, NULL, &row_major));

@@ -20,6 +20,8 @@ namespace dri::test {
 struct Scenario {
     core::Shape shape{{1}, core::ElementType::predefined(core::ElemKind::byte)};
     core::Partition send_part, recv_part;
+    core::GridOrder send_order = core::GridOrder::row_major,
+                    recv_order = core::GridOrder::row_major;
     core::Layout send_layout = core::Layout::packed(1), recv_layout = core::Layout::packed(1);
     std::vector<int> send_ranks, recv_ranks; // ranks of world() in group order
     int nbuf_s = 2, nbuf_r = 2, frames = 3;
@@ -42,14 +44,18 @@ struct ScenarioResult {
 // Collective over world().
 inline ScenarioResult run_scenario(const Scenario& sc) {
     ScenarioResult res;
-    const core::Distribution csd(sc.shape, sc.send_part, static_cast<int>(sc.send_ranks.size()));
-    const core::Distribution crd(sc.shape, sc.recv_part, static_cast<int>(sc.recv_ranks.size()));
+    const core::Distribution csd(sc.shape, sc.send_part, static_cast<int>(sc.send_ranks.size()),
+                                 sc.send_order);
+    const core::Distribution crd(sc.shape, sc.recv_part, static_cast<int>(sc.recv_ranks.size()),
+                                 sc.recv_order);
     const dri::GlobalData gd = to_api(sc.shape);
     const dri::Group sg(world(), sc.send_ranks), rg(world(), sc.recv_ranks);
     const dri::Layout sl = to_api(sc.send_layout), rl = to_api(sc.recv_layout);
     std::optional<dri::Distribution> sd, rd;
-    if (sg.contains_me()) sd.emplace(gd, to_api(sc.send_part), sg);
-    if (rg.contains_me()) rd.emplace(gd, to_api(sc.recv_part), rg);
+    if (sg.contains_me())
+        sd.emplace(gd, to_api(sc.send_part), sg, static_cast<dri::GridOrder>(sc.send_order));
+    if (rg.contains_me())
+        rd.emplace(gd, to_api(sc.recv_part), rg, static_cast<dri::GridOrder>(sc.recv_order));
 
     // The buffers outlive the transfer (shared memory in use by a committed
     // transfer cannot be freed).

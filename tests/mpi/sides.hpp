@@ -17,6 +17,7 @@ struct SideSpec {
     std::string part;
     core::Layout layout;
     std::vector<int> ranks;
+    core::GridOrder order = core::GridOrder::row_major;
 };
 
 // One side as this process sees it: the oracle's distribution, the API
@@ -31,10 +32,11 @@ struct SideRun {
     std::vector<std::span<std::byte>> ring;
 
     SideRun(const core::Shape& shape, const SideSpec& s)
-        : dist(shape, core::parse_partition(s.part), static_cast<int>(s.ranks.size())),
+        : dist(shape, core::parse_partition(s.part), static_cast<int>(s.ranks.size()), s.order),
           layout(s.layout), group(world(), s.ranks) {
         if (group.contains_me())
-            api.emplace(to_api(shape), to_api(core::parse_partition(s.part)), group);
+            api.emplace(to_api(shape), to_api(core::parse_partition(s.part)), group,
+                        static_cast<dri::GridOrder>(s.order));
     }
     std::size_t bytes() const {
         return static_cast<std::size_t>(api ? api->block(to_api(layout)).bytes : 0);

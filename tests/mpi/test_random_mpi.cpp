@@ -63,6 +63,8 @@ TEST_CASE("random redistributions over MPI deliver every byte of every frame") {
         sc.shape = c.shape;
         sc.send_part = c.send_part;
         sc.recv_part = c.recv_part;
+        sc.send_order = c.send_order;
+        sc.recv_order = c.recv_order;
         sc.send_layout = c.send_layout;
         sc.recv_layout = c.recv_layout;
         sc.send_ranks = sranks;

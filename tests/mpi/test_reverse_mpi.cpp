@@ -302,10 +302,12 @@ TEST_CASE("reverse: the adjoint's dot-product test and every operation against t
         std::mt19937_64 rng(case_seed);
         ReverseCase rc;
         rc.shape = c.shape;
-        rc.send = {core::to_string(c.send_part), c.send_layout, random_ranks(rng, c.send_procs)};
+        rc.send = {core::to_string(c.send_part), c.send_layout, random_ranks(rng, c.send_procs),
+                   c.send_order};
         rc.recv = {{core::to_string(c.recv_part), c.recv_layout,
                     c.shared && c.send_procs == c.recv_procs ? rc.send.ranks
-                                                             : random_ranks(rng, c.recv_procs)}};
+                                                             : random_ranks(rng, c.recv_procs),
+                    c.recv_order}};
         const dri::Strategy fwd[] = {dri::Strategy::p2p, dri::Strategy::packed,
                                      dri::Strategy::alltoallw};
         rc.forward = fwd[rng() % 3];

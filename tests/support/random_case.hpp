@@ -1,7 +1,7 @@
 // Random reorganization cases for the property tests (in memory and over MPI)
 // and the fuzz target: 1-4 dimensions, extents including 1 and primes, every
-// partition kind with overlap and edge policies, permuted, padded and strided
-// layouts, 1-7 processes per side.
+// partition kind with overlap and edge policies, row- and column-major
+// process grids, permuted, padded and strided layouts, 1-7 processes per side.
 #pragma once
 
 #include "core/distribution.hpp"
@@ -31,22 +31,33 @@ struct RandomCase {
     core::Shape shape{{1}, core::ElementType::predefined(core::ElemKind::byte)};
     core::Partition send_part, recv_part;
     int send_procs = 1, recv_procs = 1;
+    core::GridOrder send_order = core::GridOrder::row_major,
+                    recv_order = core::GridOrder::row_major;
     bool shared = false; // process i is sender i and receiver i
     std::unique_ptr<core::Distribution> send_dist, recv_dist;
     core::Layout send_layout = core::Layout::packed(1), recv_layout = core::Layout::packed(1);
 
-    core::Side send() const { return {send_dist.get(), send_layout}; }
-    core::Side recv() const { return {recv_dist.get(), recv_layout}; }
+    // When not empty, each process's own layout (send_layout and recv_layout
+    // then go unused by the plan).
+    std::vector<core::Layout> send_layouts, recv_layouts;
+
+    core::Side send() const { return {send_dist.get(), send_layout, send_layouts}; }
+    core::Side recv() const { return {recv_dist.get(), recv_layout, recv_layouts}; }
 
     std::string describe() const {
         std::string s = "shape " + core::to_string(shape) + "\n  send " +
-                        std::to_string(send_procs) + " procs:";
+                        std::to_string(send_procs) + " procs, " + core::to_string(send_order) +
+                        " grid:";
         for (const auto& dp : send_part)
             s += " [" + core::to_string(dp) + "]";
+        for (const core::Layout& l : send_layouts)
+            s += " own layout " + core::to_string(l);
         s += " layout " + core::to_string(send_layout) + "\n  recv " + std::to_string(recv_procs) +
-             " procs:";
+             " procs, " + core::to_string(recv_order) + " grid:";
         for (const auto& dp : recv_part)
             s += " [" + core::to_string(dp) + "]";
+        for (const core::Layout& l : recv_layouts)
+            s += " own layout " + core::to_string(l);
         s += " layout " + core::to_string(recv_layout) +
              (shared ? "\n  shared processes" : "\n  disjoint processes");
         return s;
@@ -73,6 +84,7 @@ class CaseGenerator {
     // count, partition, distribution and layout.
     struct Receiver {
         int procs = 1;
+        core::GridOrder order = core::GridOrder::row_major;
         core::Partition part;
         std::unique_ptr<core::Distribution> dist;
         core::Layout layout = core::Layout::packed(1);
@@ -87,7 +99,8 @@ class CaseGenerator {
                 r.part.push_back(
                     dim_partition(c.shape.extent(d), g[static_cast<std::size_t>(d)], false));
             try {
-                r.dist = std::make_unique<core::Distribution>(c.shape, r.part, r.procs);
+                r.order = grid_order();
+                r.dist = std::make_unique<core::Distribution>(c.shape, r.part, r.procs, r.order);
             } catch (const core::Error& e) {
                 if (e.code() != core::Errc::grid) throw;
                 continue;
@@ -107,6 +120,10 @@ class CaseGenerator {
     template <class T>
     const T& pick(const std::vector<T>& v) {
         return v[static_cast<std::size_t>(uniform(0, static_cast<Index>(v.size()) - 1))];
+    }
+
+    core::GridOrder grid_order() {
+        return chance(50) ? core::GridOrder::column_major : core::GridOrder::row_major;
     }
 
     // Random factorization of p into nd factors.
@@ -231,10 +248,21 @@ class CaseGenerator {
             c.send_part.push_back(dim_partition(ext[du], gs[du], true));
             c.recv_part.push_back(dim_partition(ext[du], gr[du], false));
         }
-        c.send_dist = std::make_unique<core::Distribution>(c.shape, c.send_part, c.send_procs);
-        c.recv_dist = std::make_unique<core::Distribution>(c.shape, c.recv_part, c.recv_procs);
+        c.send_order = grid_order();
+        c.recv_order = grid_order();
+        c.send_dist =
+            std::make_unique<core::Distribution>(c.shape, c.send_part, c.send_procs, c.send_order);
+        c.recv_dist =
+            std::make_unique<core::Distribution>(c.shape, c.recv_part, c.recv_procs, c.recv_order);
         c.send_layout = layout(*c.send_dist);
         c.recv_layout = layout(*c.recv_dist);
+        // Each process its own layout: orders, padding and strides differ.
+        if (chance(30))
+            for (int p = 0; p < c.send_procs; ++p)
+                c.send_layouts.push_back(layout(*c.send_dist));
+        if (chance(30))
+            for (int p = 0; p < c.recv_procs; ++p)
+                c.recv_layouts.push_back(layout(*c.recv_dist));
         return c;
     }
 };

@@ -2,6 +2,7 @@
 // MPI: what the first process of a group publishes, what every process
 // concludes from the records alone, and what each checks of its own
 // declaration.
+#include "core/box_partition.hpp"
 #include "core/declaration.hpp"
 #include "core/spec.hpp"
 #include "errors.hpp"
@@ -23,7 +24,8 @@ SideRecord side(const std::string& name, int role, std::vector<int> ranks, const
     s.name = name;
     s.role = role;
     s.strategy = strategy;
-    s.desc = side_description(ranks, shape, parse_partition(part), Layout::packed(2));
+    s.desc = side_description(ranks, shape, parse_partition(part), GridOrder::row_major,
+                              Layout::packed(2));
     s.ranks = std::move(ranks);
     s.rank = s.ranks.front();
     return s;
@@ -125,9 +127,9 @@ TEST_CASE("side records: a fan-out has one pair per receiving side") {
     SUBCASE("each receiving side must match the sending side") {
         auto bad = published({side("z", 0, {0}, "whole,whole"), side("z", 1, {1}, "whole,whole"),
                               side("z", 1, {2}, "block,whole")});
-        bad.at("z").side[1][1].desc =
-            side_description({2}, Shape(parse_shape("12x9"), parse_type("float")),
-                             parse_partition("block,whole"), Layout::packed(2));
+        bad.at("z").side[1][1].desc = side_description(
+            {2}, Shape(parse_shape("12x9"), parse_type("float")), parse_partition("block,whole"),
+            GridOrder::row_major, Layout::packed(2));
         const dri::test::Thrown e = dri::test::thrown_by([&] { validate("z", bad.at("z")); });
         CHECK(e.code == Errc::mismatch);
         CHECK(e.message.find("the receiving side of rank 2") != std::string::npos);
@@ -204,4 +206,41 @@ TEST_CASE("side records: what each process checks of its own declaration") {
         CHECK(msg.find("rank 1 is in the receiving group but did not declare") !=
               std::string::npos);
     }
+}
+
+// Box sides travel with their boxes: every process rebuilds the same box
+// distribution from the records, and the checks of the pair apply to it.
+TEST_CASE("side records: a box side comes back with its boxes, checked as a pair") {
+    const Shape shape(parse_shape("12x8"), parse_type("float"));
+    const auto boxed = [&](int role, std::vector<int> ranks, const char* text) {
+        const auto bp = std::make_shared<const BoxPartition>(shape, parse_boxes(text));
+        SideRecord s;
+        s.name = "boxes";
+        s.role = role;
+        s.desc = side_description(ranks, shape, Partition(2, DimPartition::whole()),
+                                  GridOrder::row_major, Layout::packed(2), bp.get());
+        s.ranks = std::move(ranks);
+        s.rank = s.ranks.front();
+        return s;
+    };
+    {
+        auto names = published({boxed(0, {0, 1}, "boxes:0:5,0:7/6:11,0:7"),
+                                boxed(1, {2, 3, 4}, "boxes:0:3,0:7//4:11,0:3;4:11,4:7")});
+        validate("boxes", names.at("boxes"));
+        const Match& m = names.at("boxes");
+        REQUIRE(m.send.dist->boxes());
+        REQUIRE(m.recv[0].dist->boxes());
+        CHECK(m.recv[0].dist->boxes()->all() == parse_boxes("boxes:0:3,0:7//4:11,0:3;4:11,4:7"));
+        CHECK(m.recv[0].dist->local_extents(2) == std::vector<Index>{64, 1});
+    }
+    // Boxes and an ordinary partition on the other side.
+    {
+        auto names =
+            published({side("boxes", 0, {0, 1}, "block,whole"), boxed(1, {2}, "boxes:2:5,1:3")});
+        validate("boxes", names.at("boxes"));
+        CHECK(names.at("boxes").recv[0].dist->boxes()->cells(0) == 12);
+    }
+    // A sending side of boxes that does not cover the array.
+    auto names = published({boxed(0, {0}, "boxes:0:5,0:7"), side("boxes", 1, {1}, "block,whole")});
+    CHECK(code_of([&] { validate("boxes", names.at("boxes")); }) == Errc::not_covering);
 }

@@ -49,6 +49,53 @@ TEST_CASE("process grid coordinates are row-major") {
     CHECK(d.local_extents(4) == std::vector<Index>{3, 2});
 }
 
+TEST_CASE("process grid coordinates are column-major on request (BLACS 'C' order)") {
+    const Distribution d(Shape({6, 6}, f32), {DimPartition::block(2), DimPartition::block(3)}, 6,
+                         GridOrder::column_major);
+    CHECK(d.grid_order() == GridOrder::column_major);
+    CHECK(d.coords(0) == std::vector<int>{0, 0});
+    CHECK(d.coords(1) == std::vector<int>{1, 0});
+    CHECK(d.coords(2) == std::vector<int>{0, 1});
+    CHECK(d.coords(5) == std::vector<int>{1, 2});
+    CHECK(d.local_extents(1) == std::vector<Index>{3, 2});
+    CHECK(code_of([&] { (void)d.coords(-1); }) == Errc::arg);
+    CHECK(code_of([&] {
+              (void)Distribution(Shape({6}, f32), {DimPartition::block()}, 2,
+                                 static_cast<GridOrder>(2));
+          }) == Errc::arg);
+}
+
+TEST_CASE("grid orders: coords and index_of are inverse, index = sum of coord * place value") {
+    // Grids of 1 to 4 dimensions; the place value of a dimension is the
+    // product of the extents of the dimensions that vary faster.
+    const std::vector<std::vector<int>> grids{{5}, {2, 3}, {3, 1, 2}, {2, 2, 1, 3}};
+    for (const auto& g : grids) {
+        Partition part;
+        std::vector<Index> ext;
+        int p = 1;
+        for (int n : g) {
+            part.push_back(DimPartition::block(n));
+            ext.push_back(6);
+            p *= n;
+        }
+        for (GridOrder order : {GridOrder::row_major, GridOrder::column_major}) {
+            const Distribution d(Shape(ext, f32), part, p, order);
+            CHECK(d.grid() == g);
+            for (int i = 0; i < p; ++i) {
+                const std::vector<int> c = d.coords(i);
+                int index = 0, place = 1;
+                for (std::size_t k = 0; k < g.size(); ++k) {
+                    const std::size_t dim = order == GridOrder::row_major ? g.size() - 1 - k : k;
+                    index += c[dim] * place;
+                    place *= g[dim];
+                }
+                CHECK(index == i);
+                CHECK(d.index_of(c) == i);
+            }
+        }
+    }
+}
+
 TEST_CASE("overlap: truncate clips at the bounds, the other policies store padding") {
     for (EdgePolicy e :
          {EdgePolicy::truncate, EdgePolicy::zero, EdgePolicy::replicate, EdgePolicy::wrap}) {

@@ -10,7 +10,8 @@ using Names = std::map<std::string, core::Match>;
 
 std::string description(const Role& role) {
     const core::Distribution& d = role.dist->dist;
-    return core::side_description(role.dist->group->ranks, d.shape(), d.partition(), role.layout);
+    return core::side_description(role.dist->group->ranks, d.shape(), d.partition(), d.grid_order(),
+                                  role.layout, d.boxes());
 }
 
 // How a role's arriving elements are combined, as published (REPLACE for a

@@ -156,6 +156,11 @@ int DRI_Group_destroy(DRI_Group* group) {
 
 int DRI_Distribution_create(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
                             DRI_Distribution* dist) {
+    return DRI_Distribution_create_ordered(gdo, part, group, DRI_GRID_ROW_MAJOR, dist);
+}
+
+int DRI_Distribution_create_ordered(DRI_Globaldata gdo, DRI_Partition part, DRI_Group group,
+                                    DRI_Grid_order order, DRI_Distribution* dist) {
     return api([&] {
         detail::require_initialized();
         // With a valid group, bad other arguments still take part in the
@@ -168,7 +173,11 @@ int DRI_Distribution_create(DRI_Globaldata gdo, DRI_Partition part, DRI_Group gr
             gp = lookup<std::shared_ptr<const detail::GlobalDataImpl>>(gdo, "global data");
             pp = lookup<std::shared_ptr<const detail::PartitionImpl>>(part, "partition");
         });
-        auto d = detail::make_distribution(gp.get(), pp.get(), g, pre);
+        // The order is read as the caller's int: any value reaches the
+        // collective check, which refuses it on every member.
+        const int ord = static_cast<int>(order);
+        auto d = detail::make_distribution(gp.get(), pp.get(), g, static_cast<core::GridOrder>(ord),
+                                           pre);
         *dist = add<DRI_Distribution>(std::move(d));
     });
 }
@@ -248,6 +257,9 @@ int DRI_Blockinfo_segment(DRI_Distribution dist, int index, int dim, DRI_Index k
         detail::require_initialized();
         const auto d = lookup<DistP>(dist, "distribution");
         const core::Distribution& cd = d->dist;
+        if (cd.boxes())
+            core::fail(core::Errc::partition, "a box distribution has no segments: its boxes are "
+                                              "queried with DRI_Distribution_boxes");
         if (dim < 0 || dim >= cd.ndims())
             core::fail(core::Errc::arg, "dimension " + std::to_string(dim) + " out of range");
         const int c = cd.coords(index)[static_cast<std::size_t>(dim)];

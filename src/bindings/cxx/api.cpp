@@ -169,14 +169,66 @@ int Layout::ndims() const {
 }
 Layout::~Layout() = default;
 
-Distribution::Distribution(const GlobalData& gdo, const Partition& part, const Group& group)
+Distribution::Distribution(const GlobalData& gdo, const Partition& part, const Group& group,
+                           GridOrder order)
     : impl_(guarded([&] {
           need(group.impl(), "Group");
-          return detail::make_distribution(gdo.impl().get(), part.impl().get(), group.impl());
+          return detail::make_distribution(gdo.impl().get(), part.impl().get(), group.impl(),
+                                           static_cast<core::GridOrder>(order));
       })) {}
+
+namespace {
+std::vector<core::Box> to_core(const std::vector<Box>& boxes) {
+    std::vector<core::Box> out;
+    for (const Box& b : boxes)
+        out.push_back({b.first, b.last});
+    return out;
+}
+} // namespace
+
+Distribution Distribution::from_boxes(const GlobalData& gdo, const Group& group,
+                                      const std::vector<Box>& mine) {
+    return Distribution(guarded([&] {
+        need(group.impl(), "Group");
+        return detail::make_box_distribution(gdo.impl().get(), group.impl(), to_core(mine), {},
+                                             false);
+    }));
+}
+
+Distribution Distribution::from_boxes(const GlobalData& gdo, const Group& group,
+                                      const std::vector<Box>& all, const std::vector<int>& owners) {
+    return Distribution(guarded([&] {
+        need(group.impl(), "Group");
+        return detail::make_box_distribution(gdo.impl().get(), group.impl(), to_core(all), owners,
+                                             true);
+    }));
+}
+
+std::vector<Box> Distribution::boxes(int idx) const {
+    return guarded([&] {
+        std::vector<Box> out;
+        for (const core::Box& b : core::owned_boxes(need(impl_, "Distribution").dist, idx))
+            out.push_back({b.first, b.last});
+        return out;
+    });
+}
+
+bool Distribution::has_boxes() const {
+    return need(impl_, "Distribution").dist.boxes() != nullptr;
+}
+
+Index Distribution::cells(int idx) const {
+    Index n = 0;
+    for (const Box& b : boxes(idx))
+        n += core::Box{b.first, b.last}.cells();
+    return n;
+}
 
 std::vector<int> Distribution::grid() const {
     return need(impl_, "Distribution").dist.grid();
+}
+GridOrder Distribution::grid_order() const {
+    return static_cast<GridOrder>(need(impl_, "Distribution").dist.grid_order());
 }
 int Distribution::size() const {
     return need(impl_, "Distribution").dist.nprocs();
