@@ -21,8 +21,9 @@
  * C's block (p, q) is grid coordinate (q, p) of that Q x P grid: with BLACS
  * row-major numbering its rank p*Q + q is the column-major index of (q, p),
  * with BLACS column-major numbering its rank p + q*P the row-major one. So
- * one of the two sides always numbers its grid column-major: that side's
- * group lists the processes in that order. The receiver adds what arrives
+ * one of the two sides always numbers its grid column-major
+ * (DRI_Distribution_create_ordered with DRI_GRID_COLUMN_MAJOR); both sides
+ * are the world in rank order. The receiver adds what arrives
  * into C (DRI_Transfer_set_combine with DRI_COMBINE_SUM): one DRI_Do is the
  * whole of C := A' + C.
  *
@@ -46,21 +47,12 @@ typedef struct Options {
     int P, Q, column_major;
 } Options;
 
-typedef struct Grid {
-    int P, Q, column_major;
-} Grid;
-
 static void check(int rc, const char* what) {
     if (rc != DRI_SUCCESS) {
         fprintf(stderr, "ptrans: %s: %s (%s)\n", what, DRI_Error_string(rc),
                 DRI_Last_error_message());
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-}
-
-/* The BLACS rank of process (p, q). */
-static int blacs_rank(const Grid* g, int p, int q) {
-    return g->column_major ? p + q * g->P : p * g->Q + q;
 }
 
 /* ScaLAPACK's NUMROC: how many of n indices, dealt in blocks of nb over
@@ -133,21 +125,6 @@ static int parse(int argc, char** argv, Options* o) {
     return k == argc && o->n >= 1 && o->nb >= 1 && o->P >= 1 && o->Q >= 1;
 }
 
-/* The group listing the processes of a grid of extents (g0, g1) in dri's
- * row-major grid order, where grid coordinate (c0, c1) is BLACS process
- * (p, q) = (c0, c1) (A's side) or (c1, c0) (C's side). */
-static DRI_Group side_group(const Grid* g, int g0, int g1, int swapped) {
-    int* ranks = malloc(sizeof(int) * (size_t)(g0 * g1));
-    int c0, c1;
-    DRI_Group group;
-    for (c0 = 0; c0 < g0; ++c0)
-        for (c1 = 0; c1 < g1; ++c1)
-            ranks[c0 * g1 + c1] = swapped ? blacs_rank(g, c1, c0) : blacs_rank(g, c0, c1);
-    check(DRI_Group_create(MPI_COMM_WORLD, g0 * g1, ranks, &group), "DRI_Group_create");
-    free(ranks);
-    return group;
-}
-
 /* cyclic(nb) over nprocs, processes without a block allowed (n < nb * nprocs). */
 static DRI_Dimpart cyclic_over(long nb, int nprocs) {
     DRI_Dimpart d = DRI_Dim_cyclic(nb);
@@ -180,7 +157,6 @@ static double residual(const double* c, long lld, long mp, long nq, const Option
 
 int main(int argc, char** argv) {
     Options o;
-    Grid grid;
     int rank, size, p, q, ok;
     long mp, nq, lld;
     double *a, *c, t, resid, scaled;
@@ -188,7 +164,7 @@ int main(int argc, char** argv) {
     DRI_Dimpart a_parts[2], c_parts[2];
     DRI_Globaldata gdo;
     DRI_Partition a_part, c_part;
-    DRI_Group a_group, c_group;
+    DRI_Group world;
     DRI_Distribution a_dist, c_dist;
     DRI_Layout col_major, row_major;
     DRI_Transfer xfer;
@@ -207,10 +183,7 @@ int main(int argc, char** argv) {
         MPI_Finalize();
         return 2;
     }
-    grid.P = o.P;
-    grid.Q = o.Q;
-    grid.column_major = o.column_major;
-    /* This process's grid coordinates, the inverse of blacs_rank. */
+    /* This process's grid coordinates: rank p*Q + q (row) or p + q*P (column). */
     p = o.column_major ? rank % o.P : rank / o.Q;
     q = o.column_major ? rank / o.P : rank % o.Q;
     mp = numroc(o.n, o.nb, p, o.P);
@@ -227,10 +200,17 @@ int main(int argc, char** argv) {
     c_parts[1] = cyclic_over(o.nb, o.P);
     check(DRI_Partition_create(2, a_parts, &a_part), "DRI_Partition_create");
     check(DRI_Partition_create(2, c_parts, &c_part), "DRI_Partition_create");
-    a_group = side_group(&grid, o.P, o.Q, 0);
-    c_group = side_group(&grid, o.Q, o.P, 1);
-    check(DRI_Distribution_create(gdo, a_part, a_group, &a_dist), "A's distribution");
-    check(DRI_Distribution_create(gdo, c_part, c_group, &c_dist), "C's distribution");
+    check(DRI_Group_create(MPI_COMM_WORLD, 0, NULL, &world), "DRI_Group_create");
+    /* BLACS column-major: A's P x Q grid numbered first dimension fastest;
+     * row-major: C's Q x P grid is (rank p*Q + q holds coordinate (q, p)). */
+    check(DRI_Distribution_create_ordered(
+              gdo, a_part, world, o.column_major ? DRI_GRID_COLUMN_MAJOR : DRI_GRID_ROW_MAJOR,
+              &a_dist),
+          "A's distribution");
+    check(DRI_Distribution_create_ordered(
+              gdo, c_part, world, o.column_major ? DRI_GRID_ROW_MAJOR : DRI_GRID_COLUMN_MAJOR,
+              &c_dist),
+          "C's distribution");
     check(DRI_Layout_create(2, order10, NULL, &col_major), "DRI_Layout_create");
     check(DRI_Layout_create(2, order01, NULL, &row_major), "DRI_Layout_create");
 
@@ -284,8 +264,7 @@ int main(int argc, char** argv) {
     DRI_Layout_destroy(&row_major);
     DRI_Distribution_destroy(&a_dist);
     DRI_Distribution_destroy(&c_dist);
-    DRI_Group_destroy(&a_group);
-    DRI_Group_destroy(&c_group);
+    DRI_Group_destroy(&world);
     DRI_Partition_destroy(&a_part);
     DRI_Partition_destroy(&c_part);
     DRI_Globaldata_destroy(&gdo);
