@@ -81,5 +81,11 @@ void add_memcpy_bound(Catalog& cat, const Problem& pb, Rings& rings);
 // halo'd blocks) into send buffer k (the owned blocks), checked against
 // their own oracle. Throws dri::core::Error where the scenario cannot apply.
 void add_reverse_halo_methods(Catalog& cat, const Problem& pb, Rings& rings);
+// --scenario ptrans: HPCC's PTRANS (C := A' + C) on a grid_p x grid_q BLACS
+// grid (row-major numbering) with nb x nb blocks, in one DRI transfer from
+// send buffer k (A) into receive buffer k (C, read and written), checked
+// against its own oracle (bench/ptrans.cpp).
+void add_ptrans_methods(Catalog& cat, const Problem& pb, Rings& rings, int grid_p, int grid_q,
+                        Index nb);
 
 } // namespace dri::bench

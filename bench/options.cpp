@@ -17,9 +17,9 @@ std::vector<std::string> method_names() {
     std::vector<std::string> out;
     for (const std::string& s : strategy_list)
         out.push_back("dri_" + s);
-    for (const char* m :
-         {"mpi_alltoallw_subarray", "naive_pack_alltoallv", "expert_pack_alltoallv",
-          "scalapack_pxgemr2d", "memcpy_bound", "dri_reverse_sum", "expert_halo_isend_irecv"})
+    for (const char* m : {"mpi_alltoallw_subarray", "naive_pack_alltoallv", "expert_pack_alltoallv",
+                          "scalapack_pxgemr2d", "memcpy_bound", "dri_reverse_sum",
+                          "expert_halo_isend_irecv", "dri_ptrans"})
         out.emplace_back(m);
     return out;
 }
@@ -30,8 +30,17 @@ void add_bench_options(CLI::App& app, Options& o) {
                    "a named reorganization instead of --send/--recv: corner_turn, pencil, "
                    "cyclic, halo (flags: see the header of a run); reverse_halo times the "
                    "reverse (SUM) of a wrapped halo exchange: halo cells added back into "
-                   "their owners (type double)")
-        ->check(CLI::IsMember({"corner_turn", "pencil", "cyclic", "halo", "reverse_halo"}))
+                   "their owners (type double); ptrans times HPCC's PTRANS, C := A' + C "
+                   "block-cyclic on a --grid PxQ with --nb blocks, in one transfer (type double)")
+        ->check(
+            CLI::IsMember({"corner_turn", "pencil", "cyclic", "halo", "reverse_halo", "ptrans"}))
+        ->group(run);
+    app.add_option("--grid", o.grid,
+                   "process grid PxQ for --scenario ptrans (default: the most square one, P <= Q)")
+        ->group(run);
+    app.add_option("--nb", o.nb, "block size for --scenario ptrans")
+        ->check(CLI::Range(1LL, 1000000000LL))
+        ->capture_default_str()
         ->group(run);
     app.add_option("--halo", o.halo,
                    "halo rows on each side for --scenario halo (default 8) and reverse_halo "
@@ -123,9 +132,13 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
             throw CLI::ValidationError("--sweep ranks-per-node", "excludes rank lists");
         if (o.halo >= 0 && o.scenario != "halo" && o.scenario != "reverse_halo")
             throw CLI::ValidationError("--halo", "applies to --scenario halo and reverse_halo");
+        if ((!o.grid.empty() || app.count("--nb")) && o.scenario != "ptrans")
+            throw CLI::ValidationError("--grid and --nb", "apply to --scenario ptrans");
         if (o.combine != "none" && is_reverse_scenario(o.scenario))
             throw CLI::ValidationError("--combine", "applies to forward transfers only");
-        if (is_reverse_scenario(o.scenario)) {
+        if (o.combine != "none" && o.scenario == "ptrans")
+            throw CLI::ValidationError("--combine", "--scenario ptrans adds into C itself (SUM)");
+        if (is_reverse_scenario(o.scenario) || o.scenario == "ptrans") {
             // The same ranks on both sides: every rank of the run.
             for (const char* flag :
                  {"--send-ranks", "--recv-ranks", "--send-procs", "--recv-procs"})
@@ -160,8 +173,30 @@ bool is_reverse_scenario(const std::string& name) {
     return name == "reverse_halo";
 }
 
+std::pair<int, int> ptrans_grid(const std::string& grid, int size) {
+    if (grid.empty()) {
+        int p = 1;
+        for (int d = 1; d * d <= size; ++d)
+            if (size % d == 0) p = d;
+        return {p, size / p};
+    }
+    const std::vector<core::Index> pq = core::parse_shape(grid);
+    if (pq.size() != 2 || pq[0] * pq[1] != size)
+        core::fail(core::Errc::arg, "ptrans: --grid " + grid + " is not PxQ with P*Q = " +
+                                        std::to_string(size) + " ranks");
+    return {static_cast<int>(pq[0]), static_cast<int>(pq[1])};
+}
+
+std::vector<int> ptrans_recv_ranks(int P, int Q) {
+    std::vector<int> out(static_cast<std::size_t>(P * Q));
+    for (int g = 0; g < P * Q; ++g)
+        out[static_cast<std::size_t>(g)] = (g % P) * Q + g / P;
+    return out;
+}
+
 tools::SpecOptions scenario_spec(const std::string& name, const std::string& shape,
-                                 const std::string& type, int size, int halo) {
+                                 const std::string& type, int size, int halo,
+                                 const std::string& grid, long long nb) {
     tools::SpecOptions s;
     s.type = type;
     const auto need = [&](int nd, const char* dflt) {
@@ -201,6 +236,20 @@ tools::SpecOptions scenario_spec(const std::string& name, const std::string& sha
         const std::string h = std::to_string(halo < 0 ? 2 : halo);
         s.send = "block,whole";
         s.recv = "block~" + h + ":" + h + ":wrap,whole";
+    } else if (name == "ptrans") {
+        // A block-cyclic on P x Q, columns contiguous; where A(r, c) lands
+        // in C(c, r): cyclic over Q along r, over P along c, rows contiguous
+        // (C's columns). The receiving ranks are ptrans_recv_ranks(P, Q).
+        need(2, "4096x4096");
+        const auto core_shape = core::parse_shape(s.shape);
+        if (core_shape[0] != core_shape[1])
+            core::fail(core::Errc::extent, "ptrans needs a square --shape NxN");
+        const auto [P, Q] = ptrans_grid(grid, size);
+        const std::string c = "cyclic(" + std::to_string(nb) + ")[0:]/";
+        s.send = c + std::to_string(P) + "," + c + std::to_string(Q);
+        s.send_order = "1,0";
+        s.recv = c + std::to_string(Q) + "," + c + std::to_string(P);
+        s.recv_order = "0,1";
     } else {
         core::fail(core::Errc::arg, "unknown scenario " + name);
     }

@@ -5,6 +5,7 @@
 #include "spec_options.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dri::bench {
@@ -13,6 +14,8 @@ struct Options {
     tools::SpecOptions spec;
     std::string scenario; // a shorthand for a spec ("" when given by flags)
     int halo = -1;        // halo rows each side (halo, reverse_halo); -1: the scenario's default
+    std::string grid;     // ptrans: the process grid PxQ ("": the most square one)
+    long long nb = 80;    // ptrans: the block size
     std::string send_ranks, recv_ranks;
     std::vector<std::string> strategies{"alltoallw", "packed", "p2p", "shared", "hybrid"};
     std::vector<std::string> methods; // empty: every method
@@ -35,10 +38,22 @@ int parse_options(int argc, char** argv, int rank, Options& o);
 // unknown name or a shape of the wrong dimension. reverse_halo's spec is the
 // forward halo exchange; what is timed is its reverse (SUM).
 tools::SpecOptions scenario_spec(const std::string& name, const std::string& shape,
-                                 const std::string& type, int size, int halo = -1);
+                                 const std::string& type, int size, int halo = -1,
+                                 const std::string& grid = "", long long nb = 80);
 
 // Whether a scenario times the reverse (SUM) of its spec's transfer.
 bool is_reverse_scenario(const std::string& name);
+
+// --scenario ptrans's process grid {P, Q} at `size` ranks: `grid` ("PxQ";
+// "": P the largest divisor of size not above its square root). Throws
+// dri::core::Error when P * Q is not size.
+std::pair<int, int> ptrans_grid(const std::string& grid, int size);
+
+// --scenario ptrans's receiving ranks: C's block (p, q) is coordinate (q, p)
+// of the receiver's Q x P grid and is held by rank p*Q + q (HPCC's
+// row-major BLACS numbering), so receiver index g = q*P + p is rank
+// (g mod P)*Q + g / P.
+std::vector<int> ptrans_recv_ranks(int P, int Q);
 
 // The flags that give the same reorganization as `s` (printed and recorded
 // so a shorthand run can be reproduced, and changed, with flags).

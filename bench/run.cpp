@@ -22,15 +22,20 @@ tools::SpecOptions resolve_spec(const Options& o, const std::string& shape, int 
         if (s.shape.empty()) core::fail(core::Errc::arg, "--shape is required with --send/--recv");
         return s;
     }
-    tools::SpecOptions s =
-        scenario_spec(o.scenario, shape.empty() ? o.spec.shape : shape, o.spec.type, size, o.halo);
+    tools::SpecOptions s = scenario_spec(o.scenario, shape.empty() ? o.spec.shape : shape,
+                                         o.spec.type, size, o.halo, o.grid, o.nb);
     s.send_procs = o.spec.send_procs;
     s.recv_procs = o.spec.recv_procs;
     return s;
 }
 
 RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm comm) {
-    const Problem pb(spec, rank_list(o.send_ranks), rank_list(o.recv_ranks), comm);
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    const bool ptrans = o.scenario == "ptrans";
+    const auto [grid_p, grid_q] = ptrans ? ptrans_grid(o.grid, size) : std::pair<int, int>{1, 1};
+    const Problem pb(spec, rank_list(o.send_ranks),
+                     ptrans ? ptrans_recv_ranks(grid_p, grid_q) : rank_list(o.recv_ranks), comm);
     const Environment env = environment(comm);
     Rings rings(pb, o.buffers, o.memory);
     Catalog cat;
@@ -38,12 +43,15 @@ RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm co
     const bool reverse = is_reverse_scenario(o.scenario);
     if (reverse) {
         add_reverse_halo_methods(cat, pb, rings);
+    } else if (ptrans) {
+        add_ptrans_methods(cat, pb, rings, grid_p, grid_q, o.nb);
     } else {
         add_dri_methods(cat, pb, rings, o.strategies, o.memory == "owned", o.combine);
     }
-    if (!reverse && o.combine != "none") {
+    // The reverse and PTRANS scenarios bring their own methods and oracles.
+    if (!reverse && !ptrans && o.combine != "none") {
         cat.skip("baselines", "they store what arrives; --combine times the DRI strategies only");
-    } else if (!reverse) {
+    } else if (!reverse && !ptrans) {
         add_subarray_method(cat, pb, rings);
         add_naive_method(cat, pb, rings);
         add_expert_method(cat, pb, rings);
@@ -61,6 +69,7 @@ RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm co
     }
     r.spec = spec;
     if (reverse) r.operation = "reverse_sum";
+    if (ptrans) r.operation = "ptrans";
     if (o.combine != "none") r.operation = "forward_combine_" + o.combine;
     return r;
 }

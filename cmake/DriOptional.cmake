@@ -14,7 +14,7 @@
 
 set(DRI_OPTIONAL_COMPONENTS
     ScaLAPACK FFTW Python NumPy pytest mpi4py mpi4py-fft OpenMPI Doxygen clang-format
-    gnuplot)
+    gnuplot hpcc)
 set(DRI_WITHOUT "" CACHE STRING
     "Optional components to build without, as if absent: 'all' or names from DRI_OPTIONAL_COMPONENTS")
 foreach(name IN LISTS DRI_WITHOUT)
@@ -177,6 +177,9 @@ dri_optional_program(Doxygen doxygen doxygen
 dri_optional_program(clang-format clang-format clang-format "the format check (ctest format)")
 dri_optional_program(gnuplot gnuplot gnuplot-nox
   "the docs test's run of tools/bench_plot.sh (the pictures of a benchmark)")
+# HPC Challenge (built on Open MPI): HPCC's own PTRANS beside dri-bench's.
+dri_optional_program(hpcc hpcc hpcc
+  "bench/ptrans_vs_hpcc.sh's comparison and its test (the script says it skipped)")
 
 # Writes the table; called at the end of the top-level CMakeLists.
 function(dri_optional_report)
