@@ -97,7 +97,8 @@ int implied_procs(const std::string& text) {
 
 core::Distribution make_distribution(const core::Shape& shape, const std::string& text, int procs,
                                      core::GridOrder order) {
-    if (!is_boxes(text)) return core::Distribution(shape, core::parse_partition(text), procs, order);
+    if (!is_boxes(text))
+        return core::Distribution(shape, core::parse_partition(text), procs, order);
     auto bp =
         std::make_shared<const core::BoxPartition>(shape, core::parse_boxes(box_text_of(text)));
     if (procs != 0 && procs != bp->nprocs())
