@@ -89,7 +89,7 @@ class Distribution {
     Shape shape_;
     Partition part_;
     int nprocs_;
-    GridOrder order_;
+    GridOrder order_ = GridOrder::row_major;
     std::vector<int> grid_;
     std::shared_ptr<const BoxPartition> boxes_;
 };
