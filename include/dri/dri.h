@@ -237,7 +237,8 @@ DRI_API int DRI_Distribution_boxes(DRI_Distribution dist, int index, int maxboxe
 
 /* ---- layout ------------------------------------------------------------------ */
 /** order: dimensions slowest first ({0,1} row-major, {1,0} column-contiguous);
- * pad: extra elements per dimension, or NULL. */
+ * pad: extra elements per dimension, or NULL. A layout describes one process's
+ * own block: each process of a side may pass its own. */
 DRI_API int DRI_Layout_create(int ndims, const int order[], const DRI_Index pad[],
                               DRI_Layout* layout);
 /** Explicit element strides, checked against each block's extents. */
@@ -289,7 +290,8 @@ typedef enum DRI_Strategy {
 /** A named transfer; the caller then declares its role(s) with
  * DRI_Transfer_send and/or DRI_Transfer_recv. Local call. */
 DRI_API int DRI_Transfer_create(const char* name, DRI_Transfer* xfer);
-/** Sender role: distribution, layout and nbuf >= 1 buffers of sizes[i] bytes;
+/** Sender role: distribution, this process's own layout (the other members
+ * of the group may use others) and nbuf >= 1 buffers of sizes[i] bytes;
  * with buffers and sizes both NULL, the transfer allocates the ring of nbuf
  * buffers itself in node shared memory (see DRI_Transfer_buffer). */
 DRI_API int DRI_Transfer_send(DRI_Transfer xfer, DRI_Distribution dist, DRI_Layout layout, int nbuf,

@@ -19,7 +19,6 @@ struct SideData {
     Shape shape{{1}, ElementType::predefined(ElemKind::byte)};
     Partition part;
     GridOrder order = GridOrder::row_major;
-    Layout layout = Layout::packed(1);
     std::shared_ptr<const BoxPartition> boxes; // a box distribution's
 };
 
@@ -36,18 +35,28 @@ SideData parse_description(const std::string& desc) {
     const Index grid_order = r.i64();
     if (grid_order != 0 && grid_order != 1) fail(Errc::internal, "corrupt transfer declaration");
     s.order = static_cast<GridOrder>(grid_order);
-    if (r.i64()) {
-        s.layout = Layout::strided(r.vec<Index>());
-    } else {
-        std::vector<int> order = r.vec<int>();
-        s.layout = Layout::ordered(std::move(order), r.vec<Index>());
-    }
     if (!r.done())
         s.boxes = std::make_shared<const BoxPartition>(s.shape, read_box_lists(r, s.shape.ndims()));
     return s;
 }
 
 } // namespace
+
+void write_layout(Writer& w, const Layout& layout) {
+    w.i64(layout.has_explicit_strides() ? 1 : 0);
+    if (layout.has_explicit_strides()) {
+        w.vec(layout.strides());
+    } else {
+        w.vec(layout.order());
+        w.vec(layout.pad());
+    }
+}
+
+Layout read_layout(Reader& r) {
+    if (r.i64()) return Layout::strided(r.vec<Index>());
+    std::vector<int> order = r.vec<int>();
+    return Layout::ordered(std::move(order), r.vec<Index>());
+}
 
 // Ranks as runs of evenly spaced values: (first, step, count) each.
 void write_ranks(Writer& w, const std::vector<int>& ranks) {
@@ -82,6 +91,7 @@ void write_side_record(Writer& w, const SideRecord& s) {
     w.i64(s.role);
     w.i64(s.strategy);
     w.str(s.desc);
+    write_layout(w, s.layout);
     write_ranks(w, s.ranks);
     w.i64(s.combine);
 }
@@ -94,6 +104,7 @@ SideRecord read_side_record(Reader& r, int rank) {
     if (s.role != 0 && s.role != 1) fail(Errc::internal, "corrupt transfer declaration");
     s.strategy = static_cast<int>(r.i64());
     s.desc = r.str();
+    s.layout = read_layout(r);
     s.ranks = read_ranks(r);
     s.combine = static_cast<int>(r.i64());
     return s;
@@ -130,7 +141,7 @@ MatchedSide rebuild(const std::string& what, const SideRecord& rec) {
             data.boxes ? std::make_shared<const Distribution>(data.boxes)
                        : std::make_shared<const Distribution>(
                              data.shape, data.part, static_cast<int>(data.group_size), data.order),
-            data.layout,
+            rec.layout,
             {},
             rec.desc,
             rec.combine};
@@ -151,11 +162,36 @@ void check_receivers_disjoint(const std::string& what, const Match& m) {
                      " is in two receiving sides, declared by ranks " +
                      std::to_string(m.side[1][member[i - 1].second].rank) + " and " +
                      std::to_string(m.side[1][member[i].second].rank) +
-                     " with different global data, partition, group or layout (a process "
+                     " with different global data, partition or group (a process "
                      "takes part in at most one receiving side of a name)");
 }
 
+// The checks of the sending side against receiving side k.
+void check_pair(const std::string& what, const Match& n, std::size_t k) {
+    try {
+        check_sides(n.send.side(), n.recv[k].side());
+    } catch (const Error& e) {
+        const std::string which = n.recv.size() > 1 ? "the receiving side of rank " +
+                                                          std::to_string(n.side[1][k].rank) + ": "
+                                                    : "";
+        fail(e.code(), what + which + e.what());
+    }
+}
+
 } // namespace
+
+void set_own_layout(MatchedSide& side, int index, const Layout& own) {
+    if (index < 0 || static_cast<std::size_t>(index) >= side.ranks.size())
+        fail(Errc::internal, "corrupt layout exchange");
+    if (side.layouts.empty()) side.layouts.assign(side.ranks.size(), side.layout);
+    side.layouts[static_cast<std::size_t>(index)] = own;
+}
+
+void check_own_layouts(const std::string& name, const Match& m) {
+    for (std::size_t k = 0; k < m.recv.size(); ++k)
+        if (!m.send.layouts.empty() || !m.recv[k].layouts.empty())
+            check_pair("transfer '" + name + "': ", m, k);
+}
 
 // Same records, same code on every process: same verdict everywhere.
 void validate(const std::string& name, Match& n) {
@@ -184,15 +220,7 @@ void validate(const std::string& name, Match& n) {
         n.recv.push_back(rebuild(what, rec));
     check_receivers_disjoint(what, n);
     for (std::size_t k = 0; k < n.recv.size(); ++k) {
-        try {
-            check_sides(n.send.side(), n.recv[k].side());
-        } catch (const Error& e) {
-            const std::string which =
-                n.recv.size() > 1
-                    ? "the receiving side of rank " + std::to_string(n.side[1][k].rank) + ": "
-                    : "";
-            fail(e.code(), what + which + e.what());
-        }
+        check_pair(what, n, k);
         std::vector<int> pair = n.send.ranks;
         pair.insert(pair.end(), n.recv[k].ranks.begin(), n.recv[k].ranks.end());
         std::sort(pair.begin(), pair.end());
@@ -222,7 +250,7 @@ void check_member(const std::map<std::string, Match>& names, const MemberDeclara
                          " is in two receiving sides, declared by ranks " +
                          std::to_string(it->second.side[1][k].rank) + " and " +
                          std::to_string(d.rank) +
-                         " with different global data, partition, group or layout (a process "
+                         " with different global data, partition or group (a process "
                          "takes part in at most one receiving side of a name)");
         }
     if (!published_by(d.first))
@@ -234,8 +262,7 @@ void check_member(const std::map<std::string, Match>& names, const MemberDeclara
     if (!found)
         fail(Errc::inconsistent, what + "ranks " + std::to_string(d.first) + " and " +
                                      std::to_string(d.rank) + " declared the " + role_name(d.role) +
-                                     " side with different global data, partition, group or "
-                                     "layout");
+                                     " side with different global data, partition or group");
     if (d.strategy != m.strategy)
         fail(Errc::inconsistent, what + "ranks " + std::to_string(m.side[0].front().rank) +
                                      " and " + std::to_string(d.rank) +
@@ -252,7 +279,7 @@ void check_member(const std::map<std::string, Match>& names, const MemberDeclara
                               role_name(d.role) + " group says it is");
     const Distribution& dist = *side.dist;
     const LocalLayout ll =
-        bind_layout(side.layout, dist.local_extents(d.index), dist.shape().elem_size());
+        bind_layout(d.layout, dist.local_extents(d.index), dist.shape().elem_size());
     for (std::size_t b = 0; b < d.sizes.size(); ++b)
         if (d.sizes[b] < ll.bytes)
             fail(Errc::buffer_size, what + "rank " + std::to_string(d.rank) + "'s " +
@@ -274,20 +301,12 @@ void fail_missing_member(const std::string& name, const MatchedSide& side, int r
 }
 
 std::string side_description(const std::vector<int>& group_ranks, const Shape& shape,
-                             const Partition& part, GridOrder order, const Layout& layout,
-                             const BoxPartition* boxes) {
+                             const Partition& part, GridOrder order, const BoxPartition* boxes) {
     Writer w;
     w.i64(static_cast<Index>(group_ranks.size()));
     w.i64(static_cast<Index>(fnv1a(group_ranks)));
     write_shape_partition(w, shape, part);
     w.i64(static_cast<Index>(order));
-    w.i64(layout.has_explicit_strides() ? 1 : 0);
-    if (layout.has_explicit_strides()) {
-        w.vec(layout.strides());
-    } else {
-        w.vec(layout.order());
-        w.vec(layout.pad());
-    }
     if (boxes) write_boxes(w, *boxes);
     return w.str_bytes();
 }

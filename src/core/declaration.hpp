@@ -22,11 +22,16 @@ namespace dri::core {
 
 // What every process of one side must agree on, in canonical form: the
 // group's size and a hash of its ranks, the global data, the partition, the
-// grid order and the layout. A box distribution's boxes
-// (core/box_partition.hpp) follow the layout.
+// grid order, and a box distribution's boxes (core/box_partition.hpp). Not
+// the layout: each process stores its block in its own.
 std::string side_description(const std::vector<int>& group_ranks, const Shape& shape,
-                             const Partition& part, GridOrder order, const Layout& layout,
+                             const Partition& part, GridOrder order,
                              const BoxPartition* boxes = nullptr);
+
+// A layout on the wire (side records and the exchange of the layouts that
+// differ from their side's).
+void write_layout(Writer& w, const Layout& layout);
+Layout read_layout(Reader& r);
 
 // One side of one named transfer, as the first process of its group
 // publishes it.
@@ -34,7 +39,8 @@ struct SideRecord {
     std::string name;
     int role = 0; // 0 sender, 1 receiver
     int strategy = 0;
-    std::string desc;       // side_description
+    std::string desc;                  // side_description
+    Layout layout = Layout::packed(1); // the publishing process's: the side's unless told
     std::vector<int> ranks; // the group, in group order (ranks of the commit communicator)
     int rank = 0;           // the publishing process (filled in by the reader)
     // A receiving side: how arriving elements meet the cells they land in,
@@ -54,10 +60,11 @@ struct MemberDeclaration {
     int rank = 0; // in the commit communicator
     int strategy = 0;
     std::string desc;
-    int index = -1;           // in the side's group
-    int first = -1;           // the rank of the group's first process
-    std::vector<Index> sizes; // of its ring's buffers
-    int combine = 3;          // as SideRecord::combine
+    int index = -1;                    // in the side's group
+    int first = -1;                    // the rank of the group's first process
+    std::vector<Index> sizes;          // of its ring's buffers
+    int combine = 3;                   // as SideRecord::combine
+    Layout layout = Layout::packed(1); // its own, which sizes its buffers
 };
 
 // One side of a transfer as validation rebuilds it from its record. The
@@ -112,6 +119,14 @@ void validate(const std::string& name, Match& m);
 // (receiving) combine operation, at its place in the group, buffers large
 // enough.
 void check_member(const std::map<std::string, Match>& names, const MemberDeclaration& d);
+
+// Records that process `index` of a side stores its block in `own`, not in
+// the side's layout (the first such call makes the side's layout list).
+void set_own_layout(MatchedSide& side, int index, const Layout& own);
+
+// The pair checks of validate again, after set_own_layout: the same lists on
+// every process, the same verdict.
+void check_own_layouts(const std::string& name, const Match& m);
 
 // The error when a side's group has members that did not declare: `declared`
 // holds, per group index, whether that member declared.

@@ -23,6 +23,9 @@ struct Scenario {
     core::GridOrder send_order = core::GridOrder::row_major,
                     recv_order = core::GridOrder::row_major;
     core::Layout send_layout = core::Layout::packed(1), recv_layout = core::Layout::packed(1);
+    // Each process's own layout, by group index, when not empty (else all
+    // store in send_layout / recv_layout).
+    std::vector<core::Layout> send_layouts, recv_layouts;
     std::vector<int> send_ranks, recv_ranks; // ranks of world() in group order
     int nbuf_s = 2, nbuf_r = 2, frames = 3;
     bool nonblocking = false;
@@ -50,7 +53,11 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
                                  sc.recv_order);
     const dri::GlobalData gd = to_api(sc.shape);
     const dri::Group sg(world(), sc.send_ranks), rg(world(), sc.recv_ranks);
-    const dri::Layout sl = to_api(sc.send_layout), rl = to_api(sc.recv_layout);
+    const core::Side send_side{&csd, sc.send_layout, sc.send_layouts},
+        recv_side{&crd, sc.recv_layout, sc.recv_layouts};
+    const core::Layout& my_sl = send_side.layout_of(std::max(sg.index(), 0));
+    const core::Layout& my_rl = recv_side.layout_of(std::max(rg.index(), 0));
+    const dri::Layout sl = to_api(my_sl), rl = to_api(my_rl);
     std::optional<dri::Distribution> sd, rd;
     if (sg.contains_me())
         sd.emplace(gd, to_api(sc.send_part), sg, static_cast<dri::GridOrder>(sc.send_order));
@@ -95,8 +102,7 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
     // Whether a forced SHARED or HYBRID can apply depends on which pairs
     // share a node (several nodes are simulated in CI).
     const bool applies = forced_applies(
-        sc.strategy,
-        pairs_by_node({&csd, sc.send_layout}, {&crd, sc.recv_layout}, sc.send_ranks, sc.recv_ranks),
+        sc.strategy, pairs_by_node(send_side, recv_side, sc.send_ranks, sc.recv_ranks),
         sc.shared_buffers());
     try {
         if (part)
@@ -112,7 +118,7 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
     for (int f = 0; f < sc.frames && part; ++f) {
         if (sd) {
             auto& b = sbuf[static_cast<std::size_t>(f % sc.nbuf_s)];
-            fill_sender(csd, sc.send_layout, sg.index(), b.data(), static_cast<Index>(b.size()), f);
+            fill_sender(csd, my_sl, sg.index(), b.data(), static_cast<Index>(b.size()), f);
         }
         if (rd) {
             auto& b = rbuf[static_cast<std::size_t>(f % sc.nbuf_r)];
@@ -134,7 +140,7 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
         }
         if (rd && res.error.empty()) {
             const auto& b = rbuf[static_cast<std::size_t>(f % sc.nbuf_r)];
-            res.error = check_receiver(crd, sc.recv_layout, rg.index(), b.data(),
+            res.error = check_receiver(crd, my_rl, rg.index(), b.data(),
                                        static_cast<Index>(b.size()), f, &res.cells);
         }
     }

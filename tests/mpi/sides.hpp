@@ -24,8 +24,9 @@ struct SideSpec {
 // objects when it is a member, and its ring.
 struct SideRun {
     core::Distribution dist;
-    core::Layout layout;
+    std::vector<core::Layout> layouts; // each process's own, by group index, if not empty
     dri::Group group;
+    core::Layout layout; // this process's own
     std::optional<dri::Distribution> api;
     std::vector<std::vector<std::byte>> plain;
     std::vector<dri::SharedMemory> shared;
@@ -33,10 +34,18 @@ struct SideRun {
 
     SideRun(const core::Shape& shape, const SideSpec& s)
         : dist(shape, core::parse_partition(s.part), static_cast<int>(s.ranks.size()), s.order),
-          layout(s.layout), group(world(), s.ranks) {
+          group(world(), s.ranks), layout(s.layout) {
         if (group.contains_me())
             api.emplace(to_api(shape), to_api(core::parse_partition(s.part)), group,
                         static_cast<dri::GridOrder>(s.order));
+    }
+    // Before make_ring: every process of the side stores in its own layout.
+    void own_layouts(std::vector<core::Layout> all) {
+        layouts = std::move(all);
+        if (group.contains_me()) layout = layouts[static_cast<std::size_t>(group.index())];
+    }
+    const core::Layout& layout_of(int index) const {
+        return layouts.empty() ? layout : layouts[static_cast<std::size_t>(index)];
     }
     std::size_t bytes() const {
         return static_cast<std::size_t>(api ? api->block(to_api(layout)).bytes : 0);

@@ -508,27 +508,6 @@ TEST_CASE("DRI_ERR_INCONSISTENT: ranks pass different arguments to a collective"
         OK(DRI_Group_create(world(), 0, nullptr, &all));
         EXPECT_CODE_ALL(DRI_Distribution_create(gdo, part, all, &d), DRI_ERR_INCONSISTENT);
     }
-    SUBCASE("different sending layouts within one side") {
-        Turn turn;
-        Xfer t;
-        OK(DRI_Transfer_create("layouts", &t));
-        if (world_rank() == 0) {
-            DRI_Index pad[2] = {0, 3};
-            const int order[2] = {0, 1};
-            Lay padded;
-            OK(DRI_Layout_create(2, order, pad, &padded));
-            DRI_Blockinfo bi{};
-            OK(DRI_Blockinfo_get(turn.rows, padded, &bi));
-            turn.sb.resize(static_cast<std::size_t>(bi.bytes / 4));
-            turn.sbuf[0] = turn.sb.data();
-            turn.ssize[0] = bi.bytes;
-            OK(DRI_Transfer_send(t, turn.rows, padded, 1, turn.sbuf, turn.ssize));
-        } else {
-            OK(turn.send(t));
-        }
-        OK(turn.recv(t));
-        EXPECT_CODE_ALL(DRI_Transfer_commit(t), DRI_ERR_INCONSISTENT);
-    }
 }
 
 TEST_CASE("DRI_ERR_INTERNAL: a corrupt declaration on the wire") {

@@ -87,3 +87,36 @@ TEST_CASE("grid order: either order on either side delivers every cell, every st
             run_everywhere(sc);
         }
 }
+
+// Each process stores its block in its own layout (issue 30 item 4): no two
+// neighbours share padding or order, on either side, so every strategy must
+// read and write each peer's block with that peer's own strides.
+TEST_CASE("per-process layouts: every rank its own padding and order, every strategy") {
+    using dri::core::Layout;
+    const int p = dri::test::world_size();
+    dri::test::Scenario sc;
+    sc.name = "per-process layouts";
+    sc.shape = dri::core::Shape({13, 10},
+                                dri::core::ElementType::predefined(dri::core::ElemKind::float64));
+    sc.send_part = dri::core::parse_partition("block,block");
+    sc.recv_part = dri::core::parse_partition("cyclic(2),block~1:1:wrap");
+    sc.send_ranks = dri::test::range_of_ranks(0, p - 1);
+    sc.recv_ranks = reversed_ranks();
+    for (int i = 0; i < p; ++i) {
+        const dri::core::Index pad = i + 1;
+        sc.send_layouts.push_back(i % 3 == 0   ? Layout::packed(2)
+                                  : i % 3 == 1 ? Layout::ordered({1, 0}, {pad, 0})
+                                               : Layout::ordered({0, 1}, {0, pad}));
+        sc.recv_layouts.push_back(i % 2 == 0 ? Layout::ordered({1, 0}, {pad, 2})
+                                             : Layout::ordered({0, 1}, {1, pad}));
+    }
+    sc.send_layout = sc.send_layouts.front();
+    sc.recv_layout = sc.recv_layouts.front();
+    sc.nbuf_s = 2;
+    sc.nbuf_r = 1;
+    sc.frames = 2;
+    run_everywhere(sc);
+    // The same with a column-major grid on the receiving side.
+    sc.recv_order = GridOrder::column_major;
+    run_everywhere(sc);
+}

@@ -27,6 +27,8 @@ struct ReverseCase {
     core::Shape shape{{1}, core::ElementType::predefined(core::ElemKind::int64)};
     SideSpec send;
     std::vector<SideSpec> recv; // disjoint groups
+    // Each process's own layout, by group index, when not empty.
+    std::vector<core::Layout> send_layouts, recv_layouts;
     dri::Strategy forward = dri::Strategy::p2p;
     dri::Combine op = dri::Combine::sum;
 };
@@ -116,7 +118,7 @@ std::map<Index, T> expected(const ReverseCase& rc, const std::vector<SideRun>& s
     std::map<Index, T> out;
     for (std::size_t k = 1; k < sides.size(); ++k)
         for (int r = 0; r < sides[k].dist.nprocs(); ++r)
-            for_each_element(sides[k].dist, sides[k].layout, r,
+            for_each_element(sides[k].dist, sides[k].layout_of(r), r,
                              [&](Index, Index g, bool own, Index cell) {
                                  if (g < 0 || (rc.op == dri::Combine::replace && !own)) return;
                                  const T v = copy_value<T>(k, r, cell);
@@ -153,6 +155,8 @@ Outcome run_reverse(const ReverseCase& rc) {
     sides.emplace_back(rc.shape, rc.send);
     for (const SideSpec& s : rc.recv)
         sides.emplace_back(rc.shape, s);
+    if (!rc.send_layouts.empty()) sides[0].own_layouts(rc.send_layouts);
+    if (!rc.recv_layouts.empty()) sides[1].own_layouts(rc.recv_layouts);
     dri::Transfer t("forward");
     t.strategy(rc.forward);
     SideRun& snd = sides[0];
@@ -330,6 +334,35 @@ TEST_CASE("reverse: the adjoint's dot-product test and every operation against t
         CHECK_MESSAGE(o.error.empty(), o.error);
         failures += everywhere(o.error.empty()) ? 0 : 1;
     }
+}
+
+TEST_CASE("reverse: every process its own padding and order, on both sides") {
+    using core::Layout;
+    const int p = world_size();
+    std::vector<int> back = every_rank();
+    std::reverse(back.begin(), back.end());
+    ReverseCase rc;
+    rc.shape = core::Shape({11, 9}, core::ElementType::predefined(core::ElemKind::float64));
+    rc.send = {"block,block", Layout::packed(2), every_rank()};
+    rc.recv = {{"cyclic(2),block", Layout::packed(2), back}};
+    for (int i = 0; i < p; ++i) {
+        const Index pad = i + 1;
+        rc.send_layouts.push_back(i % 2 ? Layout::ordered({1, 0}, {pad, 0})
+                                        : Layout::ordered({0, 1}, {0, pad}));
+        rc.recv_layouts.push_back(i % 3 == 0   ? Layout::packed(2)
+                                  : i % 3 == 1 ? Layout::ordered({1, 0}, {1, pad})
+                                               : Layout::ordered({0, 1}, {pad, 2}));
+    }
+    for (dri::Strategy fwd : {dri::Strategy::p2p, dri::Strategy::packed, dri::Strategy::alltoallw})
+        for (dri::Combine op : {dri::Combine::sum, dri::Combine::replace}) {
+            rc.forward = fwd;
+            rc.op = op;
+            INFO("strategy " << static_cast<int>(fwd) << " op " << static_cast<int>(op));
+            const Outcome o = run_typed(rc, core::ElemKind::float64);
+            CHECK(o.reverse_code == dri::Errc::success);
+            CHECK_MESSAGE(o.error.empty(), o.error);
+            CHECK(everywhere(o.error.empty()));
+        }
 }
 
 TEST_CASE("reverse of a fan-out: every receiving side's copies come back") {

@@ -24,8 +24,8 @@ SideRecord side(const std::string& name, int role, std::vector<int> ranks, const
     s.name = name;
     s.role = role;
     s.strategy = strategy;
-    s.desc = side_description(ranks, shape, parse_partition(part), GridOrder::row_major,
-                              Layout::packed(2));
+    s.desc = side_description(ranks, shape, parse_partition(part), GridOrder::row_major);
+    s.layout = Layout::packed(2);
     s.ranks = std::move(ranks);
     s.rank = s.ranks.front();
     return s;
@@ -48,9 +48,11 @@ std::map<std::string, Match> published(const std::vector<SideRecord>& recs) {
 }
 
 MemberDeclaration member(const SideRecord& s, int index, Index bytes) {
-    return {s.name,          s.role,        s.ranks[static_cast<std::size_t>(index)],
-            s.strategy,      s.desc,        index,
-            s.ranks.front(), {bytes, bytes}};
+    MemberDeclaration d{s.name,          s.role,        s.ranks[static_cast<std::size_t>(index)],
+                        s.strategy,      s.desc,        index,
+                        s.ranks.front(), {bytes, bytes}};
+    d.layout = s.layout;
+    return d;
 }
 
 } // namespace
@@ -127,9 +129,9 @@ TEST_CASE("side records: a fan-out has one pair per receiving side") {
     SUBCASE("each receiving side must match the sending side") {
         auto bad = published({side("z", 0, {0}, "whole,whole"), side("z", 1, {1}, "whole,whole"),
                               side("z", 1, {2}, "block,whole")});
-        bad.at("z").side[1][1].desc = side_description(
-            {2}, Shape(parse_shape("12x9"), parse_type("float")), parse_partition("block,whole"),
-            GridOrder::row_major, Layout::packed(2));
+        bad.at("z").side[1][1].desc =
+            side_description({2}, Shape(parse_shape("12x9"), parse_type("float")),
+                             parse_partition("block,whole"), GridOrder::row_major);
         const dri::test::Thrown e = dri::test::thrown_by([&] { validate("z", bad.at("z")); });
         CHECK(e.code == Errc::mismatch);
         CHECK(e.message.find("the receiving side of rank 2") != std::string::npos);
@@ -193,6 +195,41 @@ TEST_CASE("side records: what each process checks of its own declaration") {
         CHECK(code_of([&] { check_member(names, member(send, 1, need - 1)); }) ==
               Errc::buffer_size);
     }
+    SUBCASE("a member's own layout sizes its buffers") {
+        MemberDeclaration d = member(send, 1, need);
+        d.layout = Layout::ordered({1, 0}, {3, 0}); // column-major, leading dimension 9
+        CHECK(code_of([&] { check_member(names, d); }) == Errc::buffer_size);
+        d.sizes = {9 * 8 * 4};
+        CHECK(code_of([&] { check_member(names, d); }) == Errc::success);
+        d.layout = Layout::packed(3); // its own dimension count is wrong
+        CHECK(code_of([&] { check_member(names, d); }) == Errc::layout);
+    }
+    SUBCASE("the side's record carries its first process's layout") {
+        SideRecord padded = send;
+        padded.layout = Layout::ordered({1, 0}, {2, 1});
+        auto again = published({padded, recv});
+        validate("t", again.at("t"));
+        CHECK(again.at("t").send.layout == padded.layout);
+        CHECK(again.at("t").send.layouts.empty());
+        SideRecord strided = recv;
+        strided.layout = Layout::strided({40, 4});
+        again = published({send, strided});
+        validate("t", again.at("t"));
+        CHECK(again.at("t").recv[0].layout == strided.layout);
+    }
+    SUBCASE("a process's own layout joins its side's list and is checked with the pair") {
+        Match& m = names.at("t");
+        set_own_layout(m.recv[0], 1, Layout::ordered({1, 0}));
+        REQUIRE(m.recv[0].layouts.size() == 2);
+        CHECK(m.recv[0].layouts[0] == Layout::packed(2));
+        CHECK(m.recv[0].side().layout_of(1) == Layout::ordered({1, 0}));
+        CHECK(code_of([&] { check_own_layouts("t", m); }) == Errc::success);
+        set_own_layout(m.send, 0, Layout::packed(1));
+        const dri::test::Thrown e = dri::test::thrown_by([&] { check_own_layouts("t", m); });
+        CHECK(e.code == Errc::layout);
+        CHECK(e.message.find("transfer 't': ") == 0);
+        CHECK(code_of([&] { set_own_layout(m.send, 2, Layout::packed(2)); }) == Errc::internal);
+    }
     SUBCASE("a name or side nobody's group leader published") {
         MemberDeclaration d = member(send, 1, need);
         d.name = "u";
@@ -218,7 +255,8 @@ TEST_CASE("side records: a box side comes back with its boxes, checked as a pair
         s.name = "boxes";
         s.role = role;
         s.desc = side_description(ranks, shape, Partition(2, DimPartition::whole()),
-                                  GridOrder::row_major, Layout::packed(2), bp.get());
+                                  GridOrder::row_major, bp.get());
+        s.layout = Layout::packed(2);
         s.ranks = std::move(ranks);
         s.rank = s.ranks.front();
         return s;

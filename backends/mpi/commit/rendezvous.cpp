@@ -2,6 +2,8 @@
 
 #include "mpi/runtime/collectives.hpp"
 
+#include <climits>
+
 namespace dri::detail {
 
 namespace {
@@ -11,7 +13,7 @@ using Names = std::map<std::string, core::Match>;
 std::string description(const Role& role) {
     const core::Distribution& d = role.dist->dist;
     return core::side_description(role.dist->group->ranks, d.shape(), d.partition(), d.grid_order(),
-                                  role.layout, d.boxes());
+                                  d.boxes());
 }
 
 // How a role's arriving elements are combined, as published (REPLACE for a
@@ -38,8 +40,8 @@ Names publish_sides(MPI_Comm comm, std::span<TransferImpl* const> xfers) {
     for_each_role(xfers, [&](const TransferImpl& t, int id, const Role& role) {
         const GroupImpl& g = *role.dist->group;
         if (g.my_index != 0) return;
-        mine.push_back({t.name, id, static_cast<int>(t.strategy), description(role), g.ranks, 0,
-                        combine_of(t, id)});
+        mine.push_back({t.name, id, static_cast<int>(t.strategy), description(role), role.layout,
+                        g.ranks, 0, combine_of(t, id)});
     });
     w.i64(static_cast<core::Index>(mine.size()));
     for (const core::SideRecord& s : mine)
@@ -68,7 +70,8 @@ void check_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Na
                                             g.my_index,
                                             g.ranks.front(),
                                             {},
-                                            combine_of(t, id)};
+                                            combine_of(t, id),
+                                            role.layout};
                   for (const auto& b : role.buffers)
                       d.sizes.push_back(static_cast<core::Index>(b.size()));
                   core::check_member(names, d);
@@ -76,11 +79,18 @@ void check_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Na
           }));
 }
 
+// Whether a role's own layout differs from its side's (the first process's).
+bool own_layout(const TransferImpl& t, int id, const Role& role, const Names& names) {
+    const core::Match& m = names.at(t.name);
+    return !(role.layout == m.of(id, description(role)).layout);
+}
+
 // 3. Every member declared: the declarations per side, summed. Each passed
 // its own check, so a side whose count is its group's size is complete.
 // Only when one is not do the processes say which index they hold, to name
-// the missing one.
-void count_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Names& names) {
+// the missing one. One more count, in the same reduction: the roles whose
+// layout differs from their side's, which exchange_layouts then spreads.
+long long count_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Names& names) {
     std::map<std::string, std::size_t> first; // the name's first slot: its sending side
     std::size_t slots = 0;
     for (const auto& [name, m] : names) {
@@ -92,9 +102,10 @@ void count_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Na
         return first.at(t.name) +
                (id == 0 ? 0 : 1 + static_cast<std::size_t>(m.find_recv(description(role))));
     };
-    std::vector<long long> count(slots, 0);
+    std::vector<long long> count(slots + 1, 0);
     for_each_role(xfers, [&](const TransferImpl& t, int id, const Role& role) {
         ++count[slot(t, id, role)];
+        if (own_layout(t, id, role, names)) ++count[slots];
     });
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, count.data(), static_cast<int>(count.size()),
                             MPI_LONG_LONG, MPI_SUM, comm),
@@ -114,6 +125,44 @@ void count_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Na
             core::fail_missing_member(name, side, k == 0 ? 0 : 1,
                                       std::vector<bool>(held.begin(), held.end()));
         }
+    return count[slots];
+}
+
+// 4. Only when some process stores its block in a layout other than its
+// side's: every such role says so (name, side, index, layout), every
+// process records them on the sides and checks each pair again with them
+// (the same lists everywhere, the same verdict).
+void exchange_layouts(MPI_Comm comm, std::span<TransferImpl* const> xfers, Names& names) {
+    core::Writer w;
+    for_each_role(xfers, [&](const TransferImpl& t, int id, const Role& role) {
+        if (!own_layout(t, id, role, names)) return;
+        w.str(t.name);
+        w.i64(id == 0 ? -1 : names.at(t.name).find_recv(description(role)));
+        w.i64(role.dist->group->my_index);
+        core::write_layout(w, role.layout);
+    });
+    const std::vector<std::byte> all = gather_sparse(comm, w.bytes());
+    core::Reader parts(all.data(), all.size());
+    while (!parts.done()) {
+        parts.i64(); // the contributing rank
+        const core::Index size = parts.i64();
+        if (size < 0 || static_cast<std::size_t>(size) > all.size())
+            core::fail(core::Errc::internal, "corrupt layout exchange");
+        core::Reader rd(parts.take(static_cast<std::size_t>(size)), static_cast<std::size_t>(size));
+        while (!rd.done()) {
+            const auto it = names.find(rd.str());
+            const core::Index k = rd.i64(), index = rd.i64();
+            const core::Layout own = core::read_layout(rd);
+            if (it == names.end() || k < -1 ||
+                k >= static_cast<core::Index>(it->second.recv.size()) || index > INT_MAX)
+                core::fail(core::Errc::internal, "corrupt layout exchange");
+            core::Match& m = it->second;
+            core::set_own_layout(k < 0 ? m.send : m.recv[static_cast<std::size_t>(k)],
+                                 static_cast<int>(index), own);
+        }
+    }
+    for (const auto& [name, m] : names)
+        core::check_own_layouts(name, m);
 }
 
 } // namespace
@@ -125,7 +174,7 @@ int receiving_side(const TransferImpl& t, const core::Match& m) {
 Names exchange_declarations(MPI_Comm comm, std::span<TransferImpl* const> xfers) {
     Names names = publish_sides(comm, xfers);
     check_members(comm, xfers, names);
-    count_members(comm, xfers, names);
+    if (count_members(comm, xfers, names) > 0) exchange_layouts(comm, xfers, names);
     return names;
 }
 
