@@ -122,10 +122,18 @@ std::vector<std::vector<Tile>> all_tiles(const Side& side, bool sending, Cells c
 } // namespace
 
 void check_box_sides(const Side& send, const Side& recv) {
-    for (const Side* s : {&send, &recv})
-        if (s->dist->boxes())
-            for (int i = 0; i < (s->layouts.empty() ? 1 : s->dist->nprocs()); ++i)
-                check_box_layout(s->layout_of(i));
+    for (const Side* s : {&send, &recv}) {
+        if (!s->dist->boxes()) continue;
+        check_box_layout(s->layout);
+        // The box planner and its oracle store every member's boxes in the
+        // side's one dimension order: a member with another order is
+        // refused rather than planned with the wrong strides.
+        for (const Layout& own : s->layouts)
+            if (!(own == s->layout))
+                fail(Errc::layout, "the processes of a box side must declare one layout (" +
+                                       to_string(s->layout) + " and " + to_string(own) +
+                                       " differ)");
+    }
 }
 
 LocalPlan plan_local_boxes(const Side& send, const Side& recv, int send_index, int recv_index,

@@ -52,7 +52,9 @@ struct SideCase {
     std::optional<dri::Distribution> make(const dri::GlobalData& gd, const dri::Group& g,
                                           bool all_scope) const {
         if (!g.contains_me()) return std::nullopt;
-        if (!dist->boxes()) return dri::Distribution(gd, test::to_api(part), g);
+        if (!dist->boxes())
+            return dri::Distribution(gd, test::to_api(part), g,
+                                     static_cast<dri::GridOrder>(dist->grid_order()));
         std::vector<dri::Box> boxes;
         std::vector<int> owners;
         for (int m = 0; m < dist->nprocs(); ++m) {
