@@ -60,23 +60,35 @@ void require_same(MPI_Comm comm, const std::string& bytes, const std::string& wh
                 parent_rank);
 }
 
+// Only members of a distribution's group take part in creating it.
+void require_member(const GroupImpl& g) {
+    if (g.my_index < 0)
+        core::fail(core::Errc::group, "rank " + std::to_string(g.parent_rank) +
+                                          " is not a member of the distribution's group");
+}
+
+// Collective over the members (comm): a member that failed before the call
+// (`pre`) fails it everywhere, and so do members listing the group's ranks
+// in different orders.
+void agree_on_members(MPI_Comm comm, const GroupImpl& g, const Status& pre,
+                      const std::string& call) {
+    agree_among(comm, pre, g.parent_rank);
+    core::Writer order;
+    order.vec(g.ranks);
+    require_same(comm, order.str_bytes(),
+                 "the processes of the group listed its ranks in different orders in " + call,
+                 g.parent_rank);
+}
+
 // Collective over the group: builds the distribution when every member
 // passed the same group (ranks in the same order), global data and
 // partition, and they are valid. `call` names the call for messages.
 core::Distribution create_distribution(const core::Shape* shape, const core::Partition* part,
                                        core::GridOrder grid_order, const GroupImpl& g,
                                        const Status& pre, const std::string& call) {
-    if (g.my_index < 0)
-        core::fail(core::Errc::group, "rank " + std::to_string(g.parent_rank) +
-                                          " is not a member of the distribution's group");
+    require_member(g);
     const ScopedComm comm(members_comm(g));
-    // A member that failed before the call fails it everywhere.
-    agree_among(comm.get(), pre, g.parent_rank);
-    core::Writer order;
-    order.vec(g.ranks);
-    require_same(comm.get(), order.str_bytes(),
-                 "the processes of the group listed its ranks in different orders in " + call,
-                 g.parent_rank);
+    agree_on_members(comm.get(), g, pre, call);
     core::Writer w;
     core::write_shape_partition(w, *shape, *part);
     require_same(comm.get(), w.str_bytes(),
@@ -245,9 +257,7 @@ make_box_distribution(const GlobalDataImpl* gdo, std::shared_ptr<const GroupImpl
     require_initialized();
     if (!group) core::fail(Errc::handle, "distribution: invalid group");
     const GroupImpl& g = *group;
-    if (g.my_index < 0)
-        core::fail(Errc::group, "rank " + std::to_string(g.parent_rank) +
-                                    " is not a member of the distribution's group");
+    require_member(g);
     Status first = pre;
     if (!first.failed() && !gdo) first = {Errc::handle, "distribution: invalid global data"};
     if (!first.failed() && all && owners.size() != boxes.size())
@@ -261,12 +271,7 @@ make_box_distribution(const GlobalDataImpl* gdo, std::shared_ptr<const GroupImpl
                          " last indices, the data " + std::to_string(nd) + " dimensions"};
     }
     const ScopedComm comm(members_comm(g));
-    agree_among(comm.get(), first, g.parent_rank);
-    core::Writer order;
-    order.vec(g.ranks);
-    require_same(comm.get(), order.str_bytes(),
-                 "the processes of the group listed its ranks in different orders in " + call,
-                 g.parent_rank);
+    agree_on_members(comm.get(), g, first, call);
     core::Writer w;
     core::write_shape_partition(w, gdo->shape, {});
     w.i64(all ? 1 : 0);
