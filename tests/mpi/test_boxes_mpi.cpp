@@ -8,6 +8,7 @@
 // Then the errors: overlapping boxes, a sending side that does not cover,
 // a padded layout. DRI_SEED replays a run, DRI_MPI_CASES sets the number of
 // cases.
+#include "case_replay.hpp"
 #include "mpi_world.hpp"
 #include "nodes.hpp"
 #include "random_boxes.hpp"
@@ -27,19 +28,6 @@ namespace {
 using dri::Index;
 namespace core = dri::core;
 namespace test = dri::test;
-
-std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? std::strtoull(v, nullptr, 0) : fallback;
-}
-
-std::vector<int> random_ranks(std::mt19937_64& rng, int world, int n) {
-    std::vector<int> all(static_cast<std::size_t>(world));
-    std::iota(all.begin(), all.end(), 0);
-    std::shuffle(all.begin(), all.end(), rng);
-    all.resize(static_cast<std::size_t>(n));
-    return all;
-}
 
 // One side of a case: its core distribution (the oracle's) and, on its
 // members, the API's, made from boxes (own or all) or from the partition.
@@ -163,9 +151,9 @@ TEST_CASE("box distributions over MPI deliver every byte, every strategy, and re
     int rank = 0, world = 1;
     MPI_Comm_rank(test::world(), &rank);
     MPI_Comm_size(test::world(), &world);
-    unsigned long long seed = env_u64("DRI_SEED", std::random_device{}());
+    unsigned long long seed = test::env_u64("DRI_SEED", std::random_device{}());
     MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, test::world());
-    const std::uint64_t cases = env_u64("DRI_MPI_CASES", 42);
+    const std::uint64_t cases = test::env_u64("DRI_MPI_CASES", 42);
     if (rank == 0)
         std::printf("box MPI test: seed %llu, %llu cases, %d ranks\n", seed,
                     (unsigned long long)cases, world);
@@ -200,8 +188,8 @@ TEST_CASE("box distributions over MPI deliver every byte, every strategy, and re
             rcv.part = c.recv_part;
             rcv.layout = c.recv_layout;
         }
-        snd.ranks = random_ranks(rng, world, c.send_procs);
-        rcv.ranks = random_ranks(rng, world, c.recv_procs);
+        snd.ranks = test::random_ranks(rng, world, c.send_procs);
+        rcv.ranks = test::random_ranks(rng, world, c.recv_procs);
         // Every strategy in turn (AUTO, ALLTOALLW, PACKED, P2P, MEASURE,
         // SHARED, HYBRID); send rings in node shared memory for the last two.
         const auto strategy = static_cast<dri::Strategy>(i % 7);

@@ -5,40 +5,22 @@
 // order), several buffers cycled over several frames, blocking and
 // non-blocking. Every byte of every receive buffer is checked every frame.
 // DRI_SEED replays a run, DRI_MPI_CASES sets the number of cases.
+#include "case_replay.hpp"
 #include "mpi_world.hpp"
 #include "random_case.hpp"
 #include "scenario.hpp"
 
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <numeric>
 #include <optional>
-
-namespace {
-
-std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? std::strtoull(v, nullptr, 0) : fallback;
-}
-
-std::vector<int> random_ranks(std::mt19937_64& rng, int world, int n) {
-    std::vector<int> all(static_cast<std::size_t>(world));
-    std::iota(all.begin(), all.end(), 0);
-    std::shuffle(all.begin(), all.end(), rng);
-    all.resize(static_cast<std::size_t>(n));
-    return all;
-}
-
-} // namespace
 
 TEST_CASE("random redistributions over MPI deliver every byte of every frame") {
     int rank = 0, world = 1;
     MPI_Comm_rank(dri::test::world(), &rank);
     MPI_Comm_size(dri::test::world(), &world);
-    unsigned long long seed = env_u64("DRI_SEED", std::random_device{}());
+    unsigned long long seed = dri::test::env_u64("DRI_SEED", std::random_device{}());
     MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, dri::test::world());
-    const std::uint64_t cases = env_u64("DRI_MPI_CASES", 50);
+    const std::uint64_t cases = dri::test::env_u64("DRI_MPI_CASES", 50);
     if (rank == 0)
         std::printf("random MPI test: seed %llu, %llu cases, %d ranks\n", seed,
                     (unsigned long long)cases, world);
@@ -49,10 +31,10 @@ TEST_CASE("random redistributions over MPI deliver every byte of every frame") {
         dri::test::CaseGenerator gen(case_seed, std::min(world, 7), 2000);
         const dri::test::RandomCase c = gen.draw();
         std::mt19937_64 rng(case_seed);
-        const std::vector<int> sranks = random_ranks(rng, world, c.send_procs);
+        const std::vector<int> sranks = dri::test::random_ranks(rng, world, c.send_procs);
         const std::vector<int> rranks = (c.shared && c.send_procs == c.recv_procs)
                                             ? sranks
-                                            : random_ranks(rng, world, c.recv_procs);
+                                            : dri::test::random_ranks(rng, world, c.recv_procs);
         const int nbuf_s = static_cast<int>(rng() % 3) + 1,
                   nbuf_r = static_cast<int>(rng() % 3) + 1;
         const int frames = 3;

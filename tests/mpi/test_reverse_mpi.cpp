@@ -6,6 +6,7 @@
 // holds of it (REPLACE: the owner's copy). Also the reverse of a fan-out,
 // and the errors of undefined operations. DRI_SEED replays a run,
 // DRI_MPI_CASES sets the number of random cases.
+#include "case_replay.hpp"
 #include "random_case.hpp"
 #include "sides.hpp"
 #include "simulate.hpp"
@@ -240,19 +241,6 @@ Outcome run_reverse(const ReverseCase& rc) {
     return out;
 }
 
-std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? std::strtoull(v, nullptr, 0) : fallback;
-}
-
-std::vector<int> random_ranks(std::mt19937_64& rng, int n) {
-    std::vector<int> all(static_cast<std::size_t>(world_size()));
-    std::iota(all.begin(), all.end(), 0);
-    std::shuffle(all.begin(), all.end(), rng);
-    all.resize(static_cast<std::size_t>(n));
-    return all;
-}
-
 std::vector<int> every_rank() {
     std::vector<int> all(static_cast<std::size_t>(world_size()));
     std::iota(all.begin(), all.end(), 0);
@@ -306,11 +294,12 @@ TEST_CASE("reverse: the adjoint's dot-product test and every operation against t
         std::mt19937_64 rng(case_seed);
         ReverseCase rc;
         rc.shape = c.shape;
-        rc.send = {core::to_string(c.send_part), c.send_layout, random_ranks(rng, c.send_procs),
-                   c.send_order};
+        rc.send = {core::to_string(c.send_part), c.send_layout,
+                   random_ranks(rng, world_size(), c.send_procs), c.send_order};
         rc.recv = {{core::to_string(c.recv_part), c.recv_layout,
-                    c.shared && c.send_procs == c.recv_procs ? rc.send.ranks
-                                                             : random_ranks(rng, c.recv_procs),
+                    c.shared && c.send_procs == c.recv_procs
+                        ? rc.send.ranks
+                        : random_ranks(rng, world_size(), c.recv_procs),
                     c.recv_order}};
         const dri::Strategy fwd[] = {dri::Strategy::p2p, dri::Strategy::packed,
                                      dri::Strategy::alltoallw};
