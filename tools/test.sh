@@ -14,8 +14,10 @@ set -euo pipefail
 root=$(cd -P "$(dirname "$0")/.." && pwd)
 "$root/tools/deps.sh"
 start=$SECONDS
+# Each stage says when it starts, so that a slow suite shows where its time goes.
+stage() { echo "== [$((SECONDS - start)) s] $*"; }
 
-echo "== Release build and tests"
+stage "Release build and tests"
 "$root/tools/build.sh" "$root/build"
 # The lifetime state machine runs in the sanitizer stage below; here only
 # on simulated nodes, which that stage leaves out.
@@ -27,10 +29,10 @@ echo "== Release build and tests"
 need_gib=10
 avail_gib=$(awk '/^MemAvailable:/ {print int($2 / 1048576)}' /proc/meminfo)
 if [ "$avail_gib" -ge "$need_gib" ]; then
-  echo "== Large-count test (${avail_gib} GiB available)"
+  stage "Large-count test (${avail_gib} GiB available)"
   (cd "$root/build" && ctest --output-on-failure --timeout 900 -L large -V)
 else
-  echo "== SKIPPED the large-count test: ${avail_gib} GiB of memory available, it needs ${need_gib} GiB"
+  stage "SKIPPED the large-count test: ${avail_gib} GiB of memory available, it needs ${need_gib} GiB"
 fi
 
 # MPI-3 code paths (what Open MPI 4 and other MPI-3 libraries get): no _c
@@ -40,7 +42,7 @@ fi
 # without one (ScaLAPACK, FFTW, Python...) builds with warnings as errors on
 # every machine, not only on one that lacks the package: everything but the
 # Python module (which needs its component) is built.
-echo "== MPI-3 code paths on MPICH (-DDRI_FORCE_MPI3=ON), static library, no optional component"
+stage "MPI-3 code paths on MPICH (-DDRI_FORCE_MPI3=ON), static library, no optional component"
 "$root/tools/build.sh" "$root/build-mpi3" -DDRI_FORCE_MPI3=ON -DBUILD_SHARED_LIBS=OFF \
   -DDRI_WITHOUT=all
 (cd "$root/build-mpi3" && ctest --output-on-failure -j 2 --timeout 900 -R \
@@ -51,16 +53,16 @@ fi
 
 # Open MPI (Debian's libopenmpi-dev), when it is installed beside MPICH.
 if grep -q '^OpenMPI  *found' "$root/build/optional-components.txt"; then
-  echo "== Open MPI build and tests"
+  stage "Open MPI build and tests"
   "$root/tools/build.sh" "$root/build-openmpi" -DMPI_C_COMPILER=/usr/bin/mpicc.openmpi \
     -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi \
     -DDRI_BUILD_BENCH=OFF
   (cd "$root/build-openmpi" && ctest --output-on-failure -j 2 --timeout 900 -LE 'large|lint|lifetime')
 else
-  echo "== SKIPPED the Open MPI build: libopenmpi-dev is not installed"
+  stage "SKIPPED the Open MPI build: libopenmpi-dev is not installed"
 fi
 
-echo "== Sanitizer build (ASan + UBSan) and tests"
+stage "Sanitizer build (ASan + UBSan) and tests"
 DRI_BUILD_TYPE=RelWithDebInfo "$root/tools/build.sh" "$root/build-sanitize" -DDRI_SANITIZE=ON \
   -DDRI_BUILD_EXAMPLES=OFF -DDRI_BUILD_BENCH=OFF -DDRI_BUILD_PYTHON=OFF -DDRI_BUILD_TOOLS=OFF
 # 7 ranks and the reversed communicator run in the Release stage only, and
@@ -71,16 +73,16 @@ DRI_BUILD_TYPE=RelWithDebInfo "$root/tools/build.sh" "$root/build-sanitize" -DDR
 
 # The thread contract of docs/api.md under ThreadSanitizer: a data race in
 # the library fails. Only the library and that test are built.
-echo "== ThreadSanitizer build and the thread-contract test"
+stage "ThreadSanitizer build and the thread-contract test"
 DRI_BUILD_TYPE=RelWithDebInfo DRI_TARGETS=test_threads_mpi "$root/tools/build.sh" \
   "$root/build-tsan" -DDRI_SANITIZE_THREAD=ON -DDRI_BUILD_EXAMPLES=OFF -DDRI_BUILD_BENCH=OFF \
   -DDRI_BUILD_TOOLS=OFF -DDRI_BUILD_PYTHON=OFF
 (cd "$root/build-tsan" && ctest --output-on-failure --timeout 900 -L threads)
 
-echo "== API reference (Doxygen; a warning fails)"
+stage "API reference (Doxygen; a warning fails)"
 "$root/tools/docs.sh"
 
-echo "== Fuzzing the planning core for 60 s (libFuzzer, ASan + UBSan, oracle)"
+stage "Fuzzing the planning core for 60 s (libFuzzer, ASan + UBSan, oracle)"
 "$root/tools/fuzz.sh" 60
 
 echo "== all tests passed in $((SECONDS - start)) s"

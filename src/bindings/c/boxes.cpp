@@ -48,12 +48,13 @@ int DRI_Distribution_create_boxes(DRI_Globaldata gdo, DRI_Group group, int nboxe
         std::shared_ptr<const detail::GlobalDataImpl> gp;
         std::vector<core::Box> boxes;
         std::vector<int> owners;
-        const bool all = scope == DRI_BOXES_ALL;
+        const int sc = raw(scope); // any int from C
+        const bool all = sc == DRI_BOXES_ALL;
         const detail::Status pre = detail::capture([&] {
             need_ptr(dist, "output handle");
             gp = lookup<std::shared_ptr<const detail::GlobalDataImpl>>(gdo, "global data");
-            if (scope != DRI_BOXES_MINE && scope != DRI_BOXES_ALL)
-                core::fail(core::Errc::arg, "box scope " + std::to_string(static_cast<int>(scope)) +
+            if (sc != DRI_BOXES_MINE && sc != DRI_BOXES_ALL)
+                core::fail(core::Errc::arg, "box scope " + std::to_string(sc) +
                                                 " is neither DRI_BOXES_MINE nor DRI_BOXES_ALL");
             boxes = boxes_of(gp->shape.ndims(), nboxes, first, last);
             if (all && nboxes > 0) {

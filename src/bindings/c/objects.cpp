@@ -175,7 +175,7 @@ int DRI_Distribution_create_ordered(DRI_Globaldata gdo, DRI_Partition part, DRI_
         });
         // The order is read as the caller's int: any value reaches the
         // collective check, which refuses it on every member.
-        const int ord = static_cast<int>(order);
+        const int ord = raw(order);
         auto d = detail::make_distribution(gp.get(), pp.get(), g, static_cast<core::GridOrder>(ord),
                                            pre);
         *dist = add<DRI_Distribution>(std::move(d));
