@@ -37,6 +37,23 @@ if(DRI_MPIEXEC_VERSION MATCHES "Open MPI|OpenRTE")
        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
 endif()
 
+# The test programs registered by dri_mpi_runs below wait politely under
+# MPICH: tests/support/yield_when_idle.c, preloaded, makes each blocking MPI
+# call yield the processor while it waits (Open MPI does so by itself when
+# oversubscribed). Not under ThreadSanitizer, and not for the Python tests,
+# whose processes may load mpi4py's other MPI library beside MPICH.
+set(DRI_MPI_RUN_ENV "${DRI_MPI_TEST_ENV}")
+if(NOT DRI_MPIEXEC_VERSION MATCHES "Open MPI|OpenRTE" AND NOT DRI_SANITIZE_THREAD)
+  add_library(dri_yield_when_idle SHARED ${PROJECT_SOURCE_DIR}/tests/support/yield_when_idle.c)
+  target_link_libraries(dri_yield_when_idle PRIVATE MPI::MPI_C)
+  set(preload "$<TARGET_FILE:dri_yield_when_idle>")
+  if(DRI_SANITIZE)
+    set(preload "${DRI_ASAN_RUNTIME}:$<TARGET_FILE:dri_nodlclose>:${preload}")
+  endif()
+  list(FILTER DRI_MPI_RUN_ENV EXCLUDE REGEX "^LD_PRELOAD=")
+  list(APPEND DRI_MPI_RUN_ENV "LD_PRELOAD=${preload}")
+endif()
+
 # Registers `command` under mpiexec with n ranks.
 function(dri_add_mpi_test name n)
   add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${ARGN})
@@ -96,19 +113,20 @@ function(dri_mpi_runs name)
       list(APPEND command ${arg_ARGS_OVER_2_RANKS})
     endif()
     dri_add_mpi_test(${test} ${n} ${command})
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "${DRI_MPI_RUN_ENV}")
     if(arg_PROPERTIES)
       set_tests_properties(${test} PROPERTIES ${arg_PROPERTIES})
     endif()
     if(suffix MATCHES "^nodes([0-9]+)$")
       set(labels mpi nodes ${arg_LABELS})
       set_tests_properties(${test} PROPERTIES LABELS "${labels}"
-                           ENVIRONMENT "${DRI_MPI_TEST_ENV};MPIR_CVAR_NUM_CLIQUES=${CMAKE_MATCH_1}")
+                           ENVIRONMENT "${DRI_MPI_RUN_ENV};MPIR_CVAR_NUM_CLIQUES=${CMAKE_MATCH_1}")
     else()
       set(labels mpi ${arg_LABELS})
       set_tests_properties(${test} PROPERTIES LABELS "${labels}")
       if(suffix STREQUAL "reversed")
         set_tests_properties(${test} PROPERTIES
-                             ENVIRONMENT "${DRI_MPI_TEST_ENV};DRI_TEST_COMM=reversed")
+                             ENVIRONMENT "${DRI_MPI_RUN_ENV};DRI_TEST_COMM=reversed")
       endif()
       if(arg_TIMEOUT)
         set_tests_properties(${test} PROPERTIES TIMEOUT ${arg_TIMEOUT})
