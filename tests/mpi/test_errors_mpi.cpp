@@ -516,7 +516,7 @@ TEST_CASE("DRI_ERR_INTERNAL: a corrupt declaration on the wire") {
     dri::core::Writer w;
     w.str("name");
     std::vector<std::byte> bytes = w.bytes();
-    bytes.resize(bytes.size() - 2); // truncated
+    bytes.erase(bytes.end() - 2, bytes.end()); // truncated
     dri::core::Reader r(bytes.data(), bytes.size());
     try {
         (void)r.str();

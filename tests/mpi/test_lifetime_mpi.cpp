@@ -381,7 +381,6 @@ struct Side {
     // Per rank (empty before a declaration): the rank's own DRI_Alloc_mem
     // slot and place holding its ring, -1: the heap.
     std::vector<int> mem, place;
-    int odd_rank = -1;     // a member declared another layout: the commit is INCONSISTENT
     int skipped_rank = -1; // a member did not declare: the commit is NO_PARTNER
     Ring ring;
     bool in_mem(int r) const { return !mem.empty() && mem[static_cast<std::size_t>(r)] >= 0; }
@@ -894,7 +893,8 @@ class Sequence {
         kNullBuffer,  // the last buffer NULL: DRI_ERR_BUFFER
         kShortBuffer, // the last buffer a byte short: DRI_ERR_BUFFER_SIZE
         kSkip,        // one member does not declare: the commit is DRI_ERR_NO_PARTNER
-        kOddLayout,   // one member declares another layout: the commit is DRI_ERR_INCONSISTENT
+        kOddLayout,   // one member declares another layout: legal since each process may
+                      // declare its own (the rings' cell maps are each rank's own)
         kStaleDist,   // DRI_ERR_HANDLE
         kStaleLayout, // DRI_ERR_HANDLE
         kStaleXfer,   // DRI_ERR_HANDLE
@@ -1083,7 +1083,6 @@ class Sequence {
         side.declared |= ok;
         side.shape = d.shape, side.spec = d.spec, side.group = d.group;
         side.layout = layout_[static_cast<std::size_t>(dc.li)].kind;
-        side.odd_rank = dc.v == kOddLayout ? dc.bad : -1;
         side.skipped_rank = dc.v == kSkip ? dc.bad : -1;
         if (side.mem.empty()) {
             side.mem.assign(static_cast<std::size_t>(g_size), -1);
@@ -1173,7 +1172,6 @@ class Sequence {
         Codes c = 0;
         for (const Side& side : x.side) {
             if (!side.declared || side.skipped_rank >= 0) c |= code(DRI_ERR_NO_PARTNER);
-            if (side.odd_rank >= 0) c |= code(DRI_ERR_INCONSISTENT);
         }
         if (x.side[0].declared && x.side[1].declared && x.side[0].shape != x.side[1].shape)
             c |= code(DRI_ERR_MISMATCH);
