@@ -18,7 +18,7 @@ const std::map<std::string, dri::Strategy>& strategy_names() {
         {"auto", dri::Strategy::automatic}, {"alltoallw", dri::Strategy::alltoallw},
         {"packed", dri::Strategy::packed},  {"p2p", dri::Strategy::p2p},
         {"shared", dri::Strategy::shared},  {"hybrid", dri::Strategy::hybrid},
-        {"measure", dri::Strategy::measure}};
+        {"nodes", dri::Strategy::nodes},    {"measure", dri::Strategy::measure}};
     return m;
 }
 

@@ -10,8 +10,8 @@ namespace dri::bench {
 
 namespace {
 
-const std::vector<std::string> strategy_list{"alltoallw", "packed", "p2p",    "shared",
-                                             "hybrid",    "auto",   "measure"};
+const std::vector<std::string> strategy_list{"alltoallw", "packed", "p2p",  "shared",
+                                             "hybrid",    "nodes",  "auto", "measure"};
 
 std::vector<std::string> method_names() {
     std::vector<std::string> out;
@@ -54,7 +54,7 @@ void add_bench_options(CLI::App& app, Options& o) {
     app.add_option("--recv-ranks", o.recv_ranks, "ranks of the receiving side, e.g. 2,3")
         ->group("Reorganization");
     app.add_option("--strategies", o.strategies,
-                   "DRI strategies to time: alltoallw packed p2p shared hybrid auto measure")
+                   "DRI strategies to time: alltoallw packed p2p shared hybrid nodes auto measure")
         ->delimiter(',')
         ->check(CLI::IsMember(strategy_list))
         ->capture_default_str()

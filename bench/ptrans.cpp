@@ -209,6 +209,8 @@ const char* strategy_name(DRI_Strategy s) {
         return "shared";
     case DRI_STRATEGY_HYBRID:
         return "hybrid";
+    case DRI_STRATEGY_NODES:
+        return "nodes";
     default:
         return "?";
     }

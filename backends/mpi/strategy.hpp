@@ -12,8 +12,9 @@ enum class Strategy : int {
     measure = 4,   // time the candidates at commit, keep the fastest
     shared = 5,    // single copy through node shared memory
     hybrid = 6,    // single copy for the pairs on one node, messages for the others
+    nodes = 7,     // one message per pair of nodes, through each node's leader
 };
 
-inline constexpr int strategy_count = 7;
+inline constexpr int strategy_count = 8;
 
 } // namespace dri::detail

@@ -36,6 +36,8 @@ const char* strategy_name(dri::Strategy s) {
         return "SHARED";
     case dri::Strategy::hybrid:
         return "HYBRID";
+    case dri::Strategy::nodes:
+        return "NODES";
     default:
         return "?";
     }

@@ -282,9 +282,13 @@ typedef enum DRI_Strategy {
     DRI_STRATEGY_SHARED = 5,    /**< single copy through node shared memory: every send
                                      buffer in DRI_Alloc_mem memory, all processes on one
                                      node */
-    DRI_STRATEGY_HYBRID = 6     /**< per pair: the single copy where both are on one node and
+    DRI_STRATEGY_HYBRID = 6,    /**< per pair: the single copy where both are on one node and
                                      the sender's buffers are in DRI_Alloc_mem memory,
                                      messages (as P2P) elsewhere */
+    DRI_STRATEGY_NODES = 7      /**< node-aware: the pieces a node sends to another node
+                                     travel as one message between the nodes' leaders,
+                                     gathered and scattered inside each node; pairs on one
+                                     node exchange messages as P2P */
 } DRI_Strategy;
 
 /** A named transfer; the caller then declares its role(s) with

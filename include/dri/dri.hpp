@@ -95,6 +95,7 @@ enum class Strategy : int {
     measure = DRI_STRATEGY_MEASURE,
     shared = DRI_STRATEGY_SHARED,
     hybrid = DRI_STRATEGY_HYBRID,
+    nodes = DRI_STRATEGY_NODES,
 };
 
 /// How the copies of one sender element come back into it (Transfer::reverse),

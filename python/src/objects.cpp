@@ -44,14 +44,16 @@ void bind_enums(py::module_& m) {
                                  "Transfer.strategy() before commit. AUTO (default) picks one;\n"
                                  "MEASURE times the candidates at commit; SHARED copies through\n"
                                  "node shared memory; HYBRID combines it with messages between\n"
-                                 "nodes.");
+                                 "nodes; NODES sends one message per pair of nodes through each\n"
+                                 "node's leader.");
     strategy.value("AUTO", Strategy::automatic)
         .value("ALLTOALLW", Strategy::alltoallw)
         .value("PACKED", Strategy::packed)
         .value("P2P", Strategy::p2p)
         .value("MEASURE", Strategy::measure)
         .value("SHARED", Strategy::shared)
-        .value("HYBRID", Strategy::hybrid);
+        .value("HYBRID", Strategy::hybrid)
+        .value("NODES", Strategy::nodes);
 }
 
 void bind_global_data(py::module_& m) {

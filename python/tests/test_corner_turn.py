@@ -41,7 +41,7 @@ def expected_cols(shape, k, dtype, comm):
     ((7, 5), dri.Strategy.PACKED), ((7, 5), dri.Strategy.ALLTOALLW),
     ((64, 64), dri.Strategy.AUTO), ((64, 64), dri.Strategy.P2P),
     ((64, 64), dri.Strategy.PACKED), ((64, 64), dri.Strategy.ALLTOALLW),
-    ((8, 6), dri.Strategy.MEASURE)])
+    ((64, 64), dri.Strategy.NODES), ((8, 6), dri.Strategy.MEASURE)])
 def test_corner_turn_exact(comm, shape, strategy):
     dtype = np.complex64
     rows, cols, src, dst = setup_turn(comm, shape, dtype)

@@ -258,6 +258,39 @@ int main(int argc, char** argv) {
         free(r1[0]);
     }
 
+    /* NODES over ordinary buffers: through the nodes' leaders on several
+     * nodes, P2P on one. */
+    {
+        DRI_Transfer nt = NULL;
+        DRI_Strategy chosen = DRI_STRATEGY_AUTO;
+        void *s1[1], *r1[1];
+        DRI_Index ss1[1], rs1[1];
+        long i, j;
+        s1[0] = malloc((size_t)sinfo.bytes + 1);
+        r1[0] = malloc((size_t)rinfo.bytes + 1);
+        ss1[0] = sinfo.bytes;
+        rs1[0] = rinfo.bytes;
+        OK(DRI_Transfer_create("c nodes", &nt));
+        OK(DRI_Transfer_set_strategy(nt, DRI_STRATEGY_NODES));
+        OK(DRI_Transfer_send(nt, rows, row_major, 1, s1, ss1));
+        OK(DRI_Transfer_recv(nt, cols, col_major, 1, r1, rs1));
+        OK(DRI_Transfer_commit(nt));
+        OK(DRI_Transfer_strategy(nt, &chosen));
+        EXPECT(chosen == DRI_STRATEGY_NODES);
+        for (i = 0; i < sinfo.local_extent[0]; ++i)
+            for (j = 0; j < M; ++j)
+                ((float complex*)s1[0])[i * M + j] = value(sinfo.owned_first[0] + i, j, 9);
+        OK(DRI_Do(nt));
+        for (j = 0; j < rinfo.local_extent[1]; ++j)
+            for (i = 0; i < N; ++i)
+                if (((float complex*)r1[0])[j * N + i] != value(i, rinfo.owned_first[1] + j, 9))
+                    ++wrong;
+        EXPECT(wrong == 0);
+        OK(DRI_Transfer_destroy(&nt));
+        free(s1[0]);
+        free(r1[0]);
+    }
+
     /* Send buffers in node shared memory: the single-copy strategy. The
      * second allocation outlives DRI_Finalize (it is the user's). */
     {

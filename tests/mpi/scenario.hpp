@@ -101,9 +101,8 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
     const bool part = sd || rd;
     // Whether a forced SHARED or HYBRID can apply depends on which pairs
     // share a node (several nodes are simulated in CI).
-    const bool applies = forced_applies(
-        sc.strategy, pairs_by_node(send_side, recv_side, sc.send_ranks, sc.recv_ranks),
-        sc.shared_buffers());
+    const PairsByNode pairs = pairs_by_node(send_side, recv_side, sc.send_ranks, sc.recv_ranks);
+    const bool applies = forced_applies(sc.strategy, pairs, sc.shared_buffers());
     try {
         if (part)
             dri::commit(world(), {&t});
@@ -115,6 +114,11 @@ inline ScenarioResult run_scenario(const Scenario& sc) {
         return res;
     }
     if (!applies) res.error = "a forced strategy committed where it cannot apply";
+    // AUTO with ordinary memory: P2P, or NODES where its rule says so.
+    if (part && sc.strategy == dri::Strategy::automatic && sc.memory == Memory::heap &&
+        t.chosen_strategy() != auto_choice_heap(pairs))
+        res.error = "AUTO chose strategy " + std::to_string(static_cast<int>(t.chosen_strategy())) +
+                    ", its rule says " + std::to_string(static_cast<int>(auto_choice_heap(pairs)));
     for (int f = 0; f < sc.frames && part; ++f) {
         if (sd) {
             auto& b = sbuf[static_cast<std::size_t>(f % sc.nbuf_s)];

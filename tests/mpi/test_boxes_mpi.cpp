@@ -192,7 +192,7 @@ TEST_CASE("box distributions over MPI deliver every byte, every strategy, and re
         rcv.ranks = test::random_ranks(rng, world, c.recv_procs);
         // Every strategy in turn (AUTO, ALLTOALLW, PACKED, P2P, MEASURE,
         // SHARED, HYBRID); send rings in node shared memory for the last two.
-        const auto strategy = static_cast<dri::Strategy>(i % 7);
+        const auto strategy = static_cast<dri::Strategy>(i % 8);
         // REPLACE needs one owner per element: box receivers that cover.
         const bool reverse = mode == 0 && recv_covers;
         INFO("case " << i << " (replay: DRI_SEED=" << seed << ")\n  " << c.describe() << desc);

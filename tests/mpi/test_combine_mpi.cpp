@@ -304,8 +304,8 @@ const char* const real_types[] = {"int8",   "uint8", "int16",  "uint16", "int32"
                                   "uint32", "int64", "uint64", "float",  "double"};
 
 using S = dri::Strategy;
-const S strategies[] = {S::p2p,    S::alltoallw, S::packed, S::shared,
-                        S::hybrid, S::automatic, S::measure};
+const S strategies[] = {S::p2p,    S::alltoallw, S::packed,    S::shared,
+                        S::hybrid, S::nodes,     S::automatic, S::measure};
 
 // Whether the forced strategy may not apply to this world: SHARED needs
 // every pair on one node, HYBRID a pair of distinct processes on one node
@@ -424,7 +424,7 @@ TEST_CASE("combine: the reverse of a combining transfer") {
     cc.recv = {{"whole,block", core::Layout::ordered({1, 0}), ranks_from(0, w - 1)}};
     cc.ops = {dri::Combine::sum};
     cc.reverse = true;
-    for (S s : {S::p2p, S::alltoallw, S::packed}) {
+    for (S s : {S::p2p, S::alltoallw, S::packed, S::nodes}) {
         cc.strategy = s;
         CAPTURE(static_cast<int>(s));
         const Outcome o = run_typed(cc);

@@ -107,7 +107,8 @@ void check(Fanout f) {
                              {S::measure, false},
                              {S::automatic, true},
                              {S::shared, true},
-                             {S::hybrid, true}}) {
+                             {S::hybrid, true},
+                             {S::nodes, false}}) {
         // MEASURE times every candidate of every pair: at 3 ranks and on
         // simulated nodes, not on 7 oversubscribed ranks.
         if (s == S::measure && world_size() > 6) continue;

@@ -14,9 +14,10 @@ namespace {
 using dri::core::GridOrder;
 using Memory = dri::test::Scenario::Memory;
 
-const std::vector<dri::Strategy> every_strategy{
-    dri::Strategy::automatic, dri::Strategy::alltoallw, dri::Strategy::packed, dri::Strategy::p2p,
-    dri::Strategy::shared,    dri::Strategy::hybrid,    dri::Strategy::measure};
+const std::vector<dri::Strategy> every_strategy{dri::Strategy::automatic, dri::Strategy::alltoallw,
+                                                dri::Strategy::packed,    dri::Strategy::p2p,
+                                                dri::Strategy::shared,    dri::Strategy::hybrid,
+                                                dri::Strategy::nodes,     dri::Strategy::measure};
 
 std::vector<int> reversed_ranks() {
     std::vector<int> r = dri::test::range_of_ranks(0, dri::test::world_size() - 1);

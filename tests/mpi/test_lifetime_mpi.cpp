@@ -42,7 +42,8 @@
 // prints the seed, the sequence, the step, the call and the replay command,
 // then aborts every rank (MPI_Abort: a failed rank must not leave the others
 // hanging).
-#include "core/error.hpp" // errc_name(): the codes' names
+#include "core/error.hpp"        // errc_name(): the codes' names
+#include "core/node_traffic.hpp" // AUTO's rule for NODES
 #include "dri/dri.h"
 #include "mpi/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
 #include "mpi/strategy.hpp"        // strategy_count: the first value that is no strategy
@@ -220,8 +221,9 @@ Mask group_mask(GroupKind k) {
 }
 
 const char* const kStrategyText[] = {"AUTO",    "ALLTOALLW", "PACKED", "P2P",
-                                     "MEASURE", "SHARED",    "HYBRID"};
-constexpr int kStrategies = 7;
+                                     "MEASURE", "SHARED",    "HYBRID", "NODES"};
+constexpr int kStrategies = 8;
+static_assert(kStrategies == dri::detail::strategy_count);
 
 // A C caller may pass any int for an enum; C++ may only hold values of the
 // enumeration's range in it, so the bytes are copied (as the library reads them).
@@ -1207,44 +1209,62 @@ class Sequence {
 
     // The strategy a successful commit of x runs: as forced; AUTO's the
     // single copy for every pair when it applies, else for the pairs that
-    // can (HYBRID), else (and when no process reads from another) P2P; -1
-    // for MEASURE (the fastest of those that apply).
+    // can (HYBRID), else NODES where its rule says the messages between
+    // nodes are worth aggregating, else (and when no process reads from
+    // another) P2P; -1 for MEASURE (the fastest of those that apply).
     int chosen_strategy(const Xfer& x) const {
         const int s = agreed_strategy(x);
         if (s == DRI_STRATEGY_MEASURE) return -1;
         if (s != DRI_STRATEGY_AUTO) return s;
         const Pairs p = pairs(x);
         if (p.copies + p.messages == 0) return DRI_STRATEGY_P2P;
-        return p.messages == 0 ? DRI_STRATEGY_SHARED
-               : p.copies > 0  ? DRI_STRATEGY_HYBRID
-                               : DRI_STRATEGY_P2P;
+        if (p.messages == 0) return DRI_STRATEGY_SHARED;
+        if (p.copies > 0) return DRI_STRATEGY_HYBRID;
+        return dri::core::aggregate_between_nodes(p.traffic) ? DRI_STRATEGY_NODES
+                                                             : DRI_STRATEGY_P2P;
     }
 
     // The pairs (sender, receiver) of different ranks where the receiver
     // stores an element the sender owns: those that can use the single copy
     // (on one node, the sender's ring in DRI_Alloc_mem memory of its own,
     // wherever the receiver's ring lies), and the others.
+    // Also the traffic between nodes that AUTO's rule for NODES reads (every
+    // shape holds 4-byte elements).
     struct Pairs {
         int copies = 0, messages = 0;
+        dri::core::NodeTraffic traffic;
     };
     static Pairs pairs(const Xfer& x) {
         const Side &send = x.side[0], &recv = x.side[1];
         const std::vector<int> sr = group_ranks(send.group), rr = group_ranks(recv.group);
         Pairs p;
+        std::vector<dri::core::NodePiece> pieces;
         for (std::size_t i = 0; i < sr.size(); ++i) {
             const std::vector<bool> owned = cells(send.shape, send.spec, sr.size(), i, false);
             for (std::size_t j = 0; j < rr.size(); ++j) {
                 if (sr[i] == rr[j]) continue;
                 const std::vector<bool> stored = cells(recv.shape, recv.spec, rr.size(), j, true);
-                bool meet = false;
-                for (std::size_t c = 0; c < owned.size() && !meet; ++c)
-                    meet = owned[c] && stored[c];
-                if (!meet) continue;
+                long meet = 0;
+                for (std::size_t c = 0; c < owned.size(); ++c)
+                    meet += owned[c] && stored[c] ? 1 : 0;
+                if (meet == 0) continue;
+                pieces.push_back({sr[i], rr[j], 4 * meet});
                 const bool same = g_node[static_cast<std::size_t>(sr[i])] ==
                                   g_node[static_cast<std::size_t>(rr[j])];
                 ++(same && g_shareable && send.in_mem(sr[i]) ? p.copies : p.messages);
             }
         }
+        // Over the transfer's processes: their nodes only.
+        std::vector<int> node_of(g_node.size(), -1);
+        std::vector<int> nodes;
+        for (const std::vector<int>* ranks : {&sr, &rr})
+            for (int r : *ranks) {
+                node_of[static_cast<std::size_t>(r)] = g_node[static_cast<std::size_t>(r)];
+                nodes.push_back(g_node[static_cast<std::size_t>(r)]);
+            }
+        p.traffic = dri::core::node_traffic(pieces, node_of);
+        std::sort(nodes.begin(), nodes.end());
+        p.traffic.nodes = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
         return p;
     }
 

@@ -55,9 +55,9 @@ TEST_CASE("random redistributions over MPI deliver every byte of every frame") {
         sc.nbuf_r = nbuf_r;
         sc.frames = frames;
         sc.nonblocking = nonblocking;
-        // Every strategy; the node-aware ones (SHARED, HYBRID) and AUTO
-        // also over send rings in node shared memory.
-        sc.strategy = static_cast<dri::Strategy>(rng() % 7);
+        // Every strategy; the single copies (SHARED, HYBRID) and AUTO also
+        // over send rings in node shared memory.
+        sc.strategy = static_cast<dri::Strategy>(rng() % 8);
         // Node shared memory from each of its sources in turn.
         using Memory = dri::test::Scenario::Memory;
         const bool shared = sc.strategy == dri::Strategy::shared ||

@@ -177,9 +177,13 @@ class Turn {
 // Every strategy; the single copy is SHARED on one node, HYBRID on several
 // (SHARED cannot apply to a corner turn across nodes).
 std::vector<DRI_Strategy> every_strategy() {
-    return {DRI_STRATEGY_AUTO,    DRI_STRATEGY_P2P,
-            DRI_STRATEGY_PACKED,  DRI_STRATEGY_ALLTOALLW,
-            DRI_STRATEGY_MEASURE, static_cast<DRI_Strategy>(dri::test::single_copy_strategy())};
+    return {DRI_STRATEGY_AUTO,
+            DRI_STRATEGY_P2P,
+            DRI_STRATEGY_PACKED,
+            DRI_STRATEGY_ALLTOALLW,
+            DRI_STRATEGY_MEASURE,
+            DRI_STRATEGY_NODES,
+            static_cast<DRI_Strategy>(dri::test::single_copy_strategy())};
 }
 
 bool single_copy(DRI_Strategy s) {

@@ -302,8 +302,8 @@ TEST_CASE("reverse: the adjoint's dot-product test and every operation against t
                         : random_ranks(rng, world_size(), c.recv_procs),
                     c.recv_order}};
         const dri::Strategy fwd[] = {dri::Strategy::p2p, dri::Strategy::packed,
-                                     dri::Strategy::alltoallw};
-        rc.forward = fwd[rng() % 3];
+                                     dri::Strategy::alltoallw, dri::Strategy::nodes};
+        rc.forward = fwd[rng() % 4];
         rc.op = static_cast<dri::Combine>(rng() % 4);
         const core::ElemKind kinds[] = {core::ElemKind::int64, core::ElemKind::float64,
                                         core::ElemKind::complex_double};
@@ -342,7 +342,8 @@ TEST_CASE("reverse: every process its own padding and order, on both sides") {
                                   : i % 3 == 1 ? Layout::ordered({1, 0}, {1, pad})
                                                : Layout::ordered({0, 1}, {pad, 2}));
     }
-    for (dri::Strategy fwd : {dri::Strategy::p2p, dri::Strategy::packed, dri::Strategy::alltoallw})
+    for (dri::Strategy fwd : {dri::Strategy::p2p, dri::Strategy::packed, dri::Strategy::alltoallw,
+                              dri::Strategy::nodes})
         for (dri::Combine op : {dri::Combine::sum, dri::Combine::replace}) {
             rc.forward = fwd;
             rc.op = op;

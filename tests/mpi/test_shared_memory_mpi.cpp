@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <numeric>
 
 using namespace dri::test;
 namespace core = dri::core;
@@ -57,6 +58,18 @@ struct Turn {
     static dri::Strategy auto_shared() {
         if (world_size() == 1) return dri::Strategy::p2p; // no pair of processes
         return static_cast<dri::Strategy>(single_copy_strategy());
+    }
+    // ... and when the send rings are ordinary memory: P2P, or NODES where
+    // its rule says so.
+    static dri::Strategy auto_heap() {
+        const int w = world_size();
+        const core::Shape shape({24, 10}, core::ElementType::predefined(core::ElemKind::int32));
+        const core::Distribution r(shape, core::parse_partition("block,whole"), w),
+            c(shape, core::parse_partition("whole,block"), w);
+        std::vector<int> all(static_cast<std::size_t>(w));
+        std::iota(all.begin(), all.end(), 0);
+        return auto_choice_heap(
+            pairs_by_node({&r, core::Layout::packed(2)}, {&c, core::Layout::packed(2)}, all, all));
     }
 };
 
@@ -244,7 +257,7 @@ TEST_CASE("without memory files (DRI_SHARED_MEMORY=off) rings fall back to messa
     t.send(turn.rows, turn.packed, std::span<const std::span<std::byte>>(ring));
     t.recv(turn.cols, turn.packed, out);
     t.commit();
-    CHECK(t.chosen_strategy() == dri::Strategy::p2p);
+    CHECK(t.chosen_strategy() == Turn::auto_heap());
     CHECK(run_frames(
               t, turn, 2, [&](int) { return mem.as<int>(); },
               [&](int) { return std::span<const int>(out[0]); }) == 0);

@@ -63,10 +63,10 @@ std::int32_t value(int thread, int frame, DRI_Index r, DRI_Index c) {
 // The strategy thread t uses, and whether its rings lie in DRI_Alloc_mem
 // memory (the single copy needs them there).
 DRI_Strategy strategy_of(int thread) {
-    static const DRI_Strategy all[] = {DRI_STRATEGY_P2P, DRI_STRATEGY_SHARED,
-                                       DRI_STRATEGY_ALLTOALLW, DRI_STRATEGY_AUTO,
-                                       DRI_STRATEGY_PACKED};
-    return all[thread % 5];
+    static const DRI_Strategy all[] = {DRI_STRATEGY_P2P,       DRI_STRATEGY_SHARED,
+                                       DRI_STRATEGY_ALLTOALLW, DRI_STRATEGY_NODES,
+                                       DRI_STRATEGY_AUTO,      DRI_STRATEGY_PACKED};
+    return all[thread % 6];
 }
 bool in_shared_memory(int thread) {
     const DRI_Strategy s = strategy_of(thread);

@@ -27,8 +27,8 @@ Scenario make(const std::string& shape, const std::string& type, const std::stri
     return sc;
 }
 
-// Runs the scenario with every strategy; SHARED, HYBRID and AUTO once more
-// with send buffers in node shared memory, each from another source
+// Runs the scenario with every strategy; SHARED, HYBRID, NODES and AUTO once
+// more with send buffers in node shared memory, each from another source
 // (dri::allocator, OwnedRing, dri::SharedMemory); a forced strategy that the
 // node layout rules out must refuse the commit (MEASURE over shared buffers,
 // which times every candidate, is covered once, in the dri::SharedMemory case).
@@ -42,7 +42,9 @@ void check(Scenario sc) {
                              {S::measure, M::heap},
                              {S::automatic, M::allocator},
                              {S::shared, M::owned},
-                             {S::hybrid, M::shared_memory}}) {
+                             {S::hybrid, M::shared_memory},
+                             {S::nodes, M::heap},
+                             {S::nodes, M::allocator}}) {
         sc.strategy = s;
         sc.memory = memory;
         const bool shared = memory != M::heap;
@@ -205,7 +207,13 @@ TEST_CASE("several transfers coexist and do not interfere") {
             wrong += rb[0][static_cast<std::size_t>(j * 10 + i)] !=
                      -static_cast<int>(i * 24 + cb.owned_first[1] + j);
     CHECK(wrong == 0);
-    CHECK(ta.chosen_strategy() == dri::Strategy::p2p); // the cheap rule's choice
+    // The cheap rule's choice for ordinary memory.
+    const core::Shape shape_a({24, 10}, core::ElementType::predefined(core::ElemKind::int32));
+    const core::Distribution crows(shape_a, core::parse_partition("block,whole"), w),
+        ccols(shape_a, core::parse_partition("whole,block"), w);
+    CHECK(ta.chosen_strategy() ==
+          auto_choice_heap(pairs_by_node({&crows, core::Layout::packed(2)},
+                                         {&ccols, core::Layout::ordered({1, 0})}, all, all)));
 }
 
 TEST_CASE("errors are the same on every rank and leave nothing behind") {

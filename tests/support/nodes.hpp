@@ -6,11 +6,13 @@
 
 #include "mpi_world.hpp"
 
+#include "core/node_traffic.hpp"
 #include "core/plan.hpp"
 #include "dri/dri.hpp"
 
 #include <mpi.h>
 
+#include <set>
 #include <vector>
 
 namespace dri::test {
@@ -43,9 +45,11 @@ inline int single_copy_strategy() {
 }
 
 // The pairs of different processes that exchange data, counted by whether
-// both are on one node.
+// both are on one node, and the traffic between nodes that AUTO's rule for
+// NODES reads (over the transfer's processes only).
 struct PairsByNode {
     int same_node = 0, across_nodes = 0;
+    core::NodeTraffic traffic;
 };
 
 inline PairsByNode pairs_by_node(const core::Side& send, const core::Side& recv,
@@ -53,15 +57,31 @@ inline PairsByNode pairs_by_node(const core::Side& send, const core::Side& recv,
                                  const std::vector<int>& recv_ranks) {
     const std::vector<int> node = node_of_ranks();
     PairsByNode out;
+    std::vector<core::NodePiece> pieces;
     for (std::size_t s = 0; s < send_ranks.size(); ++s)
         for (std::size_t r = 0; r < recv_ranks.size(); ++r) {
             if (send_ranks[s] == recv_ranks[r]) continue;
-            if (core::pair_regions(send, recv, static_cast<int>(s), static_cast<int>(r)).empty())
-                continue;
+            const std::vector<core::Region> regs =
+                core::pair_regions(send, recv, static_cast<int>(s), static_cast<int>(r));
+            if (regs.empty()) continue;
             const bool same = node[static_cast<std::size_t>(send_ranks[s])] ==
                               node[static_cast<std::size_t>(recv_ranks[r])];
             (same ? out.same_node : out.across_nodes) += 1;
+            core::Index elements = 0;
+            for (const core::Region& reg : regs)
+                elements += reg.elements();
+            pieces.push_back(
+                {send_ranks[s], recv_ranks[r], elements * send.dist->shape().elem_size()});
         }
+    // The nodes of the transfer's processes, not of every rank of world().
+    std::vector<int> node_of(node.size(), -1);
+    for (const std::vector<int>* ranks : {&send_ranks, &recv_ranks})
+        for (int rank : *ranks)
+            node_of[static_cast<std::size_t>(rank)] = node[static_cast<std::size_t>(rank)];
+    std::set<int> used(node_of.begin(), node_of.end());
+    used.erase(-1);
+    out.traffic = core::node_traffic(pieces, node_of);
+    out.traffic.nodes = static_cast<int>(used.size());
     return out;
 }
 
@@ -78,11 +98,17 @@ inline bool forced_applies(dri::Strategy s, const PairsByNode& p, bool shared_bu
     return true;
 }
 
+// AUTO's choice for a transfer whose send rings are ordinary memory: NODES
+// when its rule says aggregating messages between nodes pays, else P2P.
+inline dri::Strategy auto_choice_heap(const PairsByNode& p) {
+    return core::aggregate_between_nodes(p.traffic) ? dri::Strategy::nodes : dri::Strategy::p2p;
+}
+
 // AUTO's choice for a transfer whose every send ring is in node shared
 // memory: SHARED when every pair is on one node, HYBRID when some are,
-// P2P otherwise (and when no process reads from another).
+// else as with ordinary memory.
 inline dri::Strategy auto_choice(const PairsByNode& p) {
-    if (p.same_node == 0) return dri::Strategy::p2p;
+    if (p.same_node == 0) return auto_choice_heap(p);
     return p.across_nodes == 0 ? dri::Strategy::shared : dri::Strategy::hybrid;
 }
 

@@ -124,6 +124,9 @@ Candidates build_candidates(const TransferImpl& t, const core::Match& m, std::si
     const auto requested = static_cast<Strategy>(m.strategy);
     const bool peers = requested == Strategy::automatic && peers_exchange(plan, comm);
     const Choice choice = choose(requested, peers);
+    ctx.asked = choice.first_that_applies ? ExecutorContext::Asked::automatic
+                : choice.timed            ? ExecutorContext::Asked::measured
+                                          : ExecutorContext::Asked::forced;
     Candidates c;
     for (const StrategyRow* row : choice.candidates) {
         ctx.comm = library_dup(comm); // the executor owns it from here, even if it fails

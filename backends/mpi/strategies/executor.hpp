@@ -46,6 +46,11 @@ struct ExecutorContext {
     // (REPLACE: stored), and the element type the combination reads.
     core::CombineOp combine = core::CombineOp::replace;
     core::ElementType type = core::ElementType::predefined(core::ElemKind::byte);
+    // How the strategy being built was asked for: by name, by AUTO's cheap
+    // rule, or as one of MEASURE's candidates. A strategy that only pays on
+    // some plans (NODES) declines the plans it does not suit unless forced.
+    enum class Asked { forced, automatic, measured };
+    Asked asked = Asked::forced;
 };
 
 // What building one strategy for one plan gave: an executor, or, when the

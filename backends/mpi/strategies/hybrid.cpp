@@ -11,43 +11,6 @@ namespace dri::detail {
 
 namespace {
 
-class HybridExecutor final : public Executor {
-  public:
-    HybridExecutor(std::unique_ptr<Executor> copies, std::unique_ptr<Executor> messages)
-        : copies_(std::move(copies)), messages_(std::move(messages)) {}
-    ~HybridExecutor() override { release(); }
-
-    void run(const std::byte* send, std::byte* recv) override {
-        start(send, recv);
-        wait();
-    }
-    void start(const std::byte* send, std::byte* recv) override {
-        copies_->start(send, recv);
-        messages_->start(send, recv);
-    }
-    // The copies first: they read node memory while the messages fly.
-    void wait() override {
-        copies_->wait();
-        messages_->wait();
-    }
-    bool test() override {
-        const bool copied = copies_->test();
-        const bool received = messages_->test();
-        return copied && received;
-    }
-    void release() noexcept override {
-        copies_->release();
-        messages_->release();
-    }
-    void abandon() noexcept override {
-        copies_->abandon();
-        messages_->abandon();
-    }
-
-  private:
-    std::unique_ptr<Executor> copies_, messages_;
-};
-
 // The pairs that exchange messages, and the local part.
 core::LocalPlan messages_plan(const core::LocalPlan& plan, const SharedReach& reach) {
     core::LocalPlan p = plan;
@@ -81,7 +44,9 @@ Built build_hybrid(const core::LocalPlan& plan, const ExecutorContext& ctx) {
     std::unique_ptr<Executor> copies = make_shared_part(plan, copy_ctx, reach, false);
     comm.take();
     std::unique_ptr<Executor> messages = make_p2p(messages_plan(plan, reach), ctx);
-    return {std::make_unique<HybridExecutor>(std::move(copies), std::move(messages)), {}};
+    // The copies are waited for first: they read node memory while the
+    // messages fly.
+    return {make_two_parts(std::move(copies), std::move(messages)), {}};
 }
 
 } // namespace dri::detail

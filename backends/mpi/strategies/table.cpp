@@ -13,21 +13,25 @@ Built build_packed(const core::LocalPlan& plan, const ExecutorContext& ctx);
 Built build_p2p(const core::LocalPlan& plan, const ExecutorContext& ctx);
 Built build_shared(const core::LocalPlan& plan, const ExecutorContext& ctx);
 Built build_hybrid(const core::LocalPlan& plan, const ExecutorContext& ctx);
+Built build_nodes(const core::LocalPlan& plan, const ExecutorContext& ctx);
 
 namespace {
 
 // AUTO's cheap rule is the order of the rows marked in_auto: the single copy
 // through shared memory for every pair when it applies (each byte read and
 // written once, no message carries data); else the single copy for the pairs
-// that can and messages for the others; else point to point, which moves
-// each byte the fewest times through MPI (no intermediate copy for
-// contiguous sides or long runs, cache-blocked kernels otherwise) and
-// overlaps the self copy with the messages. MEASURE times every row marked
+// that can and messages for the others; else, on several nodes when the
+// pieces between nodes are latency-bound, one message per pair of nodes
+// through each node's leader (core/node_traffic.hpp has the rule); else
+// point to point, which moves each byte the fewest times through MPI (no
+// intermediate copy for contiguous sides or long runs, cache-blocked kernels
+// otherwise) and overlaps the self copy with the messages. MEASURE times every row marked
 // in_measure.
-constexpr std::array<StrategyRow, 5> rows{{
+constexpr std::array<StrategyRow, 6> rows{{
     // kind              name         build            auto   measure needs peers
     {Strategy::shared, "SHARED", build_shared, true, true, true},
     {Strategy::hybrid, "HYBRID", build_hybrid, true, true, true},
+    {Strategy::nodes, "NODES", build_nodes, true, true, true},
     {Strategy::p2p, "P2P", build_p2p, true, true, false},
     {Strategy::packed, "PACKED", build_packed, false, true, false},
     {Strategy::alltoallw, "ALLTOALLW", build_alltoallw, false, true, false},

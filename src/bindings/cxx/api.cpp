@@ -29,7 +29,8 @@ static_assert(DRI_PART_RANGES == static_cast<int>(core::PartKind::ranges));
 static_assert(static_cast<int>(Strategy::shared) == static_cast<int>(detail::Strategy::shared));
 static_assert(static_cast<int>(Strategy::measure) == static_cast<int>(detail::Strategy::measure));
 static_assert(static_cast<int>(Strategy::hybrid) == static_cast<int>(detail::Strategy::hybrid));
-static_assert(detail::strategy_count == DRI_STRATEGY_HYBRID + 1);
+static_assert(static_cast<int>(Strategy::nodes) == static_cast<int>(detail::Strategy::nodes));
+static_assert(detail::strategy_count == DRI_STRATEGY_NODES + 1);
 
 // Runs f, translating the core's errors into dri::Error.
 template <class F>
