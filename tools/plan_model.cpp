@@ -1,5 +1,6 @@
 #include "plan_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iomanip>
@@ -79,14 +80,18 @@ std::string rate_text(double bytes_per_second) {
     return o.str();
 }
 
-// Every piece between two distinct processes of the clique, from the
-// senders' plans (each sender plans in time proportional to its pieces).
-std::vector<NodePiece> plan_pieces(const Side& send, const Side& recv) {
+// The pieces node k's processes send to distinct processes (the sides are
+// one clique, process i on node i / per_node), from the senders' element
+// counts: in time proportional to the pieces, without building their
+// regions, one node at a time so that P^2 pieces are never held at once.
+std::vector<NodePiece> node_pieces(const Side& send, const Side& recv, int per_node, int k) {
     const Index elem = send.dist->shape().elem_size();
+    const int last = std::min(send.dist->nprocs(), (k + 1) * per_node);
     std::vector<NodePiece> out;
-    for (int s = 0; s < send.dist->nprocs(); ++s)
-        for (const PeerRegions& peer : plan_local(send, recv, s, -1).sends)
-            if (peer.peer != s) out.push_back({s, peer.peer, peer.elements * elem});
+    for (int s = k * per_node; s < last; ++s)
+        for (const PeerElements& peer : send_elements(send, recv, s))
+            if (peer.peer != s)
+                out.push_back({s, peer.peer, checked_mul(peer.elements, elem, "piece bytes")});
     return out;
 }
 
@@ -140,7 +145,9 @@ void print_node_model(const Side& send, const Side& recv, int per_node, const Ne
     std::vector<int> node_of;
     for (int p = 0; p < procs; ++p)
         node_of.push_back(p / per_node);
-    const NodeModel m = model_nodes(plan_pieces(send, recv), node_of, net);
+    const int nodes = (procs + per_node - 1) / per_node;
+    const NodeModel m = model_nodes(
+        nodes, [&](int k) { return node_pieces(send, recv, per_node, k); }, node_of, net);
     std::cout << "model: " << m.traffic.nodes << " node" << (m.traffic.nodes == 1 ? "" : "s")
               << " of " << per_node << " processes (process i on node i / " << per_node
               << ", the first of each node its leader)\n"

@@ -91,44 +91,88 @@ void add_times(const std::vector<NodeLoad>& load, const NetworkModel& net, NodeM
     }
 }
 
-} // namespace
-
-NodeModel model_nodes(const std::vector<NodePiece>& pieces, const std::vector<int>& node_of,
-                      const NetworkModel& net) {
+// The model's running totals over the chunks.
+struct Totals {
+    Placement pl;
+    std::vector<NodeLoad> load;
+    std::vector<char> sends_out, recvs_in; // per process: any piece to / from another node
+    std::vector<int> chunk_of;             // per node: the chunk of its pieces to other nodes
     NodeModel m;
-    m.traffic = node_traffic(pieces, node_of);
-    m.auto_nodes = aggregate_between_nodes(m.traffic);
-    const Placement pl = place(node_of);
-    std::vector<NodeLoad> load(pl.leader.size());
-    std::vector<char> sends_out(node_of.size(), 0), recvs_in(node_of.size(), 0);
+};
+
+// Adds `pieces` to the totals; keys are the pieces' node pairs, which no
+// other chunk has, so that counting them chunk by chunk adds up.
+void add_chunk(Totals& t, const std::vector<NodePiece>& pieces, const std::vector<int>& node_of,
+               int chunk) {
+    const NodeTraffic nt = node_traffic(pieces, node_of);
+    t.m.traffic.pair_messages += nt.pair_messages;
+    t.m.traffic.node_pair_messages += nt.node_pair_messages;
+    t.m.traffic.bytes = checked_add(t.m.traffic.bytes, nt.bytes, "bytes between nodes");
     std::vector<std::uint64_t> keys;
-    long long same_node = 0;
     for (const NodePiece& p : pieces) {
         if (p.bytes <= 0 || p.from == p.to) continue;
-        const int a = pl.node.at(static_cast<std::size_t>(p.from));
-        const int b = pl.node.at(static_cast<std::size_t>(p.to));
+        const int a = t.pl.node.at(static_cast<std::size_t>(p.from));
+        const int b = t.pl.node.at(static_cast<std::size_t>(p.to));
         if (a == b) {
-            ++same_node;
+            ++t.m.p2p.intra_messages;
             continue;
         }
-        NodeLoad &la = load[static_cast<std::size_t>(a)], &lb = load[static_cast<std::size_t>(b)];
+        int& owner = t.chunk_of[static_cast<std::size_t>(a)];
+        if (owner >= 0 && owner != chunk)
+            fail(Errc::internal, "node model: a node's pieces to other nodes are in two chunks");
+        owner = chunk;
+        NodeLoad &la = t.load[static_cast<std::size_t>(a)],
+                 &lb = t.load[static_cast<std::size_t>(b)];
         ++la.p2p_out;
         ++lb.p2p_in;
         la.out_bytes = checked_add(la.out_bytes, p.bytes, "bytes between nodes");
         lb.in_bytes = checked_add(lb.in_bytes, p.bytes, "bytes between nodes");
-        sends_out[static_cast<std::size_t>(p.from)] = 1;
-        recvs_in[static_cast<std::size_t>(p.to)] = 1;
+        t.sends_out[static_cast<std::size_t>(p.from)] = 1;
+        t.recvs_in[static_cast<std::size_t>(p.to)] = 1;
         keys.push_back(pair_key(a, b));
     }
-    m.p2p.messages = static_cast<long long>(keys.size());
-    m.p2p.per_node_pair = count_node_pairs(keys, load);
+    t.m.p2p.messages += static_cast<long long>(keys.size());
+    t.m.p2p.per_node_pair = std::max(t.m.p2p.per_node_pair, count_node_pairs(keys, t.load));
+}
+
+Totals start(const std::vector<int>& node_of) {
+    Totals t;
+    t.pl = place(node_of);
+    t.load.resize(t.pl.leader.size());
+    t.sends_out.assign(node_of.size(), 0);
+    t.recvs_in.assign(node_of.size(), 0);
+    t.chunk_of.assign(t.pl.leader.size(), -1);
+    t.m.traffic.nodes = static_cast<int>(t.pl.leader.size());
+    return t;
+}
+
+NodeModel finish(Totals& t, const NetworkModel& net) {
+    NodeModel& m = t.m;
+    m.auto_nodes = aggregate_between_nodes(m.traffic);
     m.p2p.bytes = m.nodes.bytes = m.traffic.bytes;
-    m.p2p.intra_messages = m.nodes.intra_messages = same_node;
+    m.nodes.intra_messages = m.p2p.intra_messages;
     m.nodes.messages = m.traffic.node_pair_messages;
     m.nodes.per_node_pair = m.nodes.messages > 0 ? 1 : 0;
-    count_leader_messages(pl, sends_out, recvs_in, load);
-    add_times(load, net, m);
+    count_leader_messages(t.pl, t.sends_out, t.recvs_in, t.load);
+    add_times(t.load, net, m);
     return m;
+}
+
+} // namespace
+
+NodeModel model_nodes(int chunks, const std::function<std::vector<NodePiece>(int)>& chunk,
+                      const std::vector<int>& node_of, const NetworkModel& net) {
+    Totals t = start(node_of);
+    for (int k = 0; k < chunks; ++k)
+        add_chunk(t, chunk(k), node_of, k);
+    return finish(t, net);
+}
+
+NodeModel model_nodes(const std::vector<NodePiece>& pieces, const std::vector<int>& node_of,
+                      const NetworkModel& net) {
+    Totals t = start(node_of);
+    add_chunk(t, pieces, node_of, 0);
+    return finish(t, net);
 }
 
 } // namespace dri::core

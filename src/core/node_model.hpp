@@ -23,6 +23,7 @@
 
 #include "core/node_traffic.hpp"
 
+#include <functional>
 #include <vector>
 
 namespace dri::core {
@@ -54,5 +55,12 @@ struct NodeModel {
 // lowest-numbered process).
 NodeModel model_nodes(const std::vector<NodePiece>& pieces, const std::vector<int>& node_of,
                       const NetworkModel& net);
+
+// The same for pieces given in `chunks` parts, chunk(k) the pieces of part
+// k, so that a plan of tens of millions of pieces need not be held at once.
+// The pieces each node sends to other nodes must all be in one part (e.g.
+// part k: the pieces node k's processes send); Errc::internal otherwise.
+NodeModel model_nodes(int chunks, const std::function<std::vector<NodePiece>(int)>& chunk,
+                      const std::vector<int>& node_of, const NetworkModel& net);
 
 } // namespace dri::core

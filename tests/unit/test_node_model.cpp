@@ -98,3 +98,33 @@ TEST_CASE("empty pieces and self pieces are no messages") {
     CHECK(m.p2p.intra_messages == 0);
     CHECK(m.nodes.intra_messages == 0);
 }
+
+TEST_CASE("pieces given node by node: the same model as all at once") {
+    std::vector<int> node_of;
+    for (int p = 0; p < 12; ++p)
+        node_of.push_back(p / 4);
+    const std::vector<NodePiece> all = all_to_all(12, 3000);
+    const auto of_node = [&](int k) {
+        std::vector<NodePiece> out;
+        for (const NodePiece& p : all)
+            if (p.from / 4 == k) out.push_back(p);
+        return out;
+    };
+    const NodeModel whole = model_nodes(all, node_of, net);
+    const NodeModel parts = model_nodes(3, of_node, node_of, net);
+    CHECK(parts.traffic.pair_messages == whole.traffic.pair_messages);
+    CHECK(parts.traffic.node_pair_messages == 6);
+    CHECK(parts.traffic.node_pair_messages == whole.traffic.node_pair_messages);
+    CHECK(parts.traffic.bytes == whole.traffic.bytes);
+    CHECK(parts.p2p.per_node_pair == 16);
+    CHECK(parts.nodes.intra_messages == whole.nodes.intra_messages);
+    CHECK(parts.p2p.seconds == whole.p2p.seconds);
+    CHECK(parts.nodes.seconds == whole.nodes.seconds);
+    CHECK(parts.auto_nodes == whole.auto_nodes);
+}
+
+TEST_CASE("a node's pieces to other nodes split over two chunks are refused") {
+    const std::vector<NodePiece> a{{0, 2, 10}}, b{{1, 3, 10}};
+    const auto chunk = [&](int k) { return k == 0 ? a : b; };
+    CHECK_THROWS_AS(model_nodes(2, chunk, {0, 0, 1, 1}, net), Error);
+}
