@@ -106,16 +106,14 @@ void print_row(const char* name, const StrategyCost& c) {
 void print_auto(const NodeModel& m) {
     const NodeTraffic& t = m.traffic;
     std::cout << "AUTO (ordinary buffers) picks " << (m.auto_nodes ? "NODES" : "P2P") << ": ";
-    if (t.nodes < 2) {
-        std::cout << "one node\n";
-        return;
-    }
-    std::cout << t.pair_messages << " messages between nodes, " << t.node_pair_messages
-              << " aggregated";
-    if (t.pair_messages > 0)
-        std::cout << ", mean piece " << t.bytes / t.pair_messages << " bytes ("
-                  << (m.auto_nodes ? "<= " : "rule: fewer messages and <= ")
-                  << aggregation_max_mean_piece << ")";
+    if (t.nodes < 2)
+        std::cout << "one node";
+    else if (t.pair_messages <= t.node_pair_messages)
+        std::cout << "aggregating saves no message (" << t.pair_messages << " between nodes)";
+    else
+        std::cout << t.pair_messages << " messages between nodes, " << t.node_pair_messages
+                  << " aggregated; mean piece " << t.bytes / t.pair_messages << " bytes, "
+                  << (m.auto_nodes ? "at most " : "more than ") << aggregation_max_mean_piece;
     std::cout << '\n';
 }
 
