@@ -28,6 +28,7 @@
 
 namespace dri::core {
 
+// The bandwidths divide: they must be positive (dri-plan checks them).
 struct NetworkModel {
     double alpha = 2e-6;       // seconds per message between nodes
     double beta = 12.5e9;      // bytes per second between nodes, per node
