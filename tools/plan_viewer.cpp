@@ -10,12 +10,16 @@
 // processes in the same order, as in a clique), and every piece says how
 // HYBRID moves it with send rings in DRI shared memory: a local copy, the
 // single copy through node shared memory, or a message.
+// --model (with --ranks-per-node) prints instead, for the same placement,
+// each strategy's messages between nodes and a modelled time for the
+// network parameters given, and what AUTO would pick (plan_model.hpp).
 // --also-recv adds further receiving sides (a fan-out): each pair is printed,
 // and drawn as one panel per receiving side. --reverse prints (and draws)
 // the reverse of the first pair: which sender element each receiver cell
 // goes back into, and which cells are halo copies.
 #include "core/plan.hpp"
 #include "core/spec.hpp"
+#include "plan_model.hpp"
 #include "plan_reverse.hpp"
 #include "plan_svg.hpp"
 #include "spec_options.hpp"
@@ -256,10 +260,30 @@ int main(int argc, char** argv) {
                  "also print each region (byte offsets, extents, strides)");
     app.add_option("--svg", svg_file, "draw the plan as SVG (1-D and 2-D data)");
     int per_node = 0;
-    app.add_option("--ranks-per-node", per_node,
-                   "place process i on node i / K and say how HYBRID moves each piece "
-                   "(the sides must be the same processes)")
-        ->check(CLI::PositiveNumber);
+    CLI::Option* rpn =
+        app.add_option("--ranks-per-node", per_node,
+                       "place process i on node i / K and say how HYBRID moves each piece "
+                       "(the sides must be the same processes)")
+            ->check(CLI::PositiveNumber);
+    std::string model_text;
+    CLI::Option* model =
+        app.add_option("--model", model_text,
+                       "instead of the pieces, print each strategy's messages between nodes and "
+                       "modelled time on the nodes of --ranks-per-node, and AUTO's pick: "
+                       "alpha=2us,beta=12.5GB/s,copy=5GB/s,intra=0.5us (latency and bandwidth "
+                       "between nodes, copy bandwidth and latency within a node; keys left out "
+                       "take these values, 'defaults' all of them)")
+            ->needs(rpn)
+            ->check(CLI::Validator(
+                [](std::string& text) {
+                    try {
+                        parse_network_model(text);
+                        return std::string();
+                    } catch (const std::invalid_argument& e) {
+                        return std::string(e.what());
+                    }
+                },
+                "PARAMETERS"));
     app.add_option("--also-recv", also,
                    "a further receiving side of the same data (fan-out), repeatable: "
                    "PARTITION[@PROCS][:order=LIST], e.g. block/3~1:1:wrap,whole or "
@@ -279,6 +303,8 @@ int main(int argc, char** argv) {
     app.add_flag("--reverse", reverse,
                  "print (and with --svg draw) the reverse of the first pair: which sender "
                  "element each receiver cell goes back into, halo copies marked");
+    for (const char* other : {"--svg", "--regions", "--also-recv", "--reverse"})
+        model->excludes(other); // it models one forward pair, in text
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -321,6 +347,12 @@ int main(int argc, char** argv) {
         if (per_node > 0 && !svg_file.empty() && (recvs.size() > 1 || reverse))
             fail(Errc::arg, "--ranks-per-node --svg draws one forward pair");
         const bool fanout = recvs.size() > 1;
+        if (!model_text.empty()) {
+            std::cout << "dri-plan: " << to_string(shape) << " (" << shape.bytes() << " bytes), "
+                      << ps << " senders -> " << pr << " receivers\n";
+            print_node_model(send, recvs[0], per_node, parse_network_model(model_text));
+            return 0;
+        }
 
         std::cout << "dri-plan: " << to_string(shape) << " (" << shape.bytes() << " bytes), " << ps
                   << " senders -> " << pr << " receivers";

@@ -331,6 +331,34 @@ std::vector<Region> pair_regions(const Side& send, const Side& recv, int s, int 
     return out;
 }
 
+std::vector<PeerElements> send_elements(const Side& send, const Side& recv, int s) {
+    std::vector<PeerElements> out;
+    if (send.dist->boxes() || recv.dist->boxes()) {
+        for (const PeerRegions& p : plan_local_boxes(send, recv, s, -1, Cells::all).sends)
+            out.push_back({p.peer, p.elements});
+        return out;
+    }
+    const Distribution& sd = *send.dist;
+    const Distribution& rd = *recv.dist;
+    // A pair's regions are every combination of one run per dimension, so
+    // its elements are the product over dimensions of the runs' elements.
+    for_each_peer(
+        runs_from_sender(sd, rd, sd.coords(s), Cells::all),
+        [&](const std::vector<int>& cr, const std::vector<const std::vector<Run>*>& runs) {
+            Index e = 1;
+            for (const std::vector<Run>* dim : runs) {
+                Index n = 0;
+                for (const Run& run : *dim)
+                    n = checked_add(n, checked_mul(run.n, run.reps), "message size");
+                e = checked_mul(e, n, "message size");
+            }
+            out.push_back({rd.index_of(cr), e});
+        });
+    std::sort(out.begin(), out.end(),
+              [](const PeerElements& a, const PeerElements& b) { return a.peer < b.peer; });
+    return out;
+}
+
 std::vector<std::vector<Range>> pair_global_ranges(const Side& send, const Side& recv, int s,
                                                    int r) {
     if (send.dist->boxes() || recv.dist->boxes())

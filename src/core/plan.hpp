@@ -82,6 +82,18 @@ enum class Cells { all, owned };
 LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int recv_index,
                      Cells cells = Cells::all);
 
+// How many elements sender `s` sends to each receiver it sends to (its own
+// index on the receiving side included), by receiver index: the element
+// counts of plan_local(send, recv, s, -1).sends without building a region,
+// for the pieces of every process at once (dri-plan's node model, O(P^2)
+// pairs). The sides must have passed check_sides.
+struct PeerElements {
+    int peer = -1;
+    Index elements = 0;
+    friend bool operator==(const PeerElements&, const PeerElements&) = default;
+};
+std::vector<PeerElements> send_elements(const Side& send, const Side& recv, int s);
+
 // Regions sender `s` moves to receiver `r` (both indices on their side).
 std::vector<Region> pair_regions(const Side& send, const Side& recv, int s, int r);
 
