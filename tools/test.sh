@@ -74,6 +74,9 @@ DRI_BUILD_TYPE=RelWithDebInfo "$root/tools/build.sh" "$root/build-sanitize" -DDR
 # ASan finds do not wait for them, and the suite must stay within its time.
 (cd "$root/build-sanitize" && DRI_CASES=800 ctest --output-on-failure -j 2 --timeout 900 \
   -L "unit|mpi" -LE "large|nodes" -E '\.(7|reversed)$')
+# One run on simulated nodes: NODES' relay through the leaders (and AUTO's
+# choice of it) only moves data when there are several nodes.
+(cd "$root/build-sanitize" && ctest --output-on-failure --timeout 900 -R '^test_random_mpi\.nodes2$')
 
 # The thread contract of docs/api.md under ThreadSanitizer: a data race in
 # the library fails. Only the library and that test are built.
