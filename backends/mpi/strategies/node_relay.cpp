@@ -9,10 +9,10 @@
 // datatype gathers them from the aggregates), which the process unpacks.
 // The leader packs and unpacks its own pieces in place. Aggregates are laid
 // out the same way by both leaders: by receiver rank, then sender rank.
-// Only a call of dri on the leader's process relays, so the executor is
-// progressed by every completion call on its process (progress.hpp).
+// Only a call of dri on the leader's process relays: a listed executor.
 #include "mpi/datatype.hpp"
 #include "mpi/strategies/base.hpp"
+#include "mpi/strategies/listed_executor.hpp"
 #include "mpi/strategies/messages.hpp"
 #include "mpi/strategies/node_map.hpp"
 #include "mpi/strategies/parts.hpp"
@@ -46,63 +46,25 @@ struct Wire {
 // Where each piece of an aggregate sits: (receiver, sender) -> offset.
 using Layout = std::map<std::pair<int, int>, core::Index>;
 
-class RelayExecutor final : public RequestExecutor, public Progressable {
+class RelayExecutor final : public ListedExecutor {
   public:
     RelayExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx, const NodeMap& map)
-        : RequestExecutor(ctx) {
+        : ListedExecutor(ctx) {
         core::LocalPlan none;
         none.elem_size = plan.elem_size;
         construct(none, [&] { build(plan, ctx, map); });
     }
     ~RelayExecutor() override { release(); }
 
-    void start(const std::byte* send, std::byte* recv) override {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            post(send, recv);
-        }
-        list_in_flight();
-    }
-
-    void wait() override {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            rethrow_deferred();
-            wait_requests(this);
-        }
-        unlist();
-    }
-
-    bool test() override {
-        bool done = false;
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            rethrow_deferred();
-            done = test_requests();
-        }
-        if (done) unlist();
-        return done;
-    }
-
-    void drop_pending() noexcept override {
-        unlist();
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (std::size_t i = 0; i < reqs_.size(); ++i)
-            drop(reqs_[i], is_recv(i));
-        pending_ = 0;
-    }
-
   private:
-    bool progress_once() override { return test_requests(); }
-
     // Request slots, in this order: receives of the processes' parts
     // (leader), receives of aggregates (leader), the process's receive from
     // its leader (others); then sends of aggregates (leader), sends to the
     // processes (leader), the process's send to its leader (others).
     std::size_t n_recv() const { return gathers_.size() + from_.size() + (up_in_ ? 1 : 0); }
-    bool is_recv(std::size_t i) const { return i < n_recv(); }
+    bool is_recv(std::size_t i) const override { return i < n_recv(); }
 
-    void post(const std::byte* send, std::byte* recv) {
+    void post(const std::byte* send, std::byte* recv) override {
         recv_target_ = recv;
         pending_ = 0;
         std::size_t k = 0;

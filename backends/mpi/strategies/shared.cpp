@@ -14,6 +14,7 @@
 #include "kernels/copy.hpp"
 #include "mpi/runtime/collectives.hpp"
 #include "mpi/strategies/base.hpp"
+#include "mpi/strategies/listed_executor.hpp"
 #include "mpi/strategies/parts.hpp"
 
 #include <algorithm>
@@ -22,62 +23,26 @@ namespace dri::detail {
 
 namespace {
 
-// Listed in the progress registry from start until complete, so that any
-// completion call on this process copies for it (progress.hpp).
-class SharedExecutor final : public RequestExecutor, public Progressable {
+// Listed: any completion call on this process copies for it.
+class SharedExecutor final : public ListedExecutor {
   public:
     // The pairs of `plan` that `reach` marks for the single copy (every pair
     // for SHARED, some for HYBRID); with `local`, also the self part and the
     // zero fills.
     SharedExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx,
                    const SharedReach& reach, bool local)
-        : RequestExecutor(ctx) {
+        : ListedExecutor(ctx) {
         construct(local ? plan : without_local(plan), [&] { build(plan, ctx, reach); });
     }
     ~SharedExecutor() override { release(); }
 
-    void start(const std::byte* send, std::byte* recv) override {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            post(send, recv);
-        }
-        list_in_flight();
-    }
-
-    void wait() override {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            rethrow_deferred();
-            wait_requests(this);
-        }
-        unlist();
-    }
-
-    bool test() override {
-        bool done = false;
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            rethrow_deferred();
-            done = test_requests();
-        }
-        if (done) unlist();
-        return done;
-    }
-
-    void drop_pending() noexcept override {
-        unlist();
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (std::size_t i = 0; i < reqs_.size(); ++i)
-            drop(reqs_[i], i < sources_.size() + readers_.size());
-        pending_ = 0;
-    }
-
   private:
     static constexpr int ready_tag = 1, done_tag = 2;
 
-    bool progress_once() override { return test_requests(); }
+    // The ready and done receives come first (the slots: see arrived).
+    bool is_recv(std::size_t i) const override { return i < sources_.size() + readers_.size(); }
 
-    void post(const std::byte* send, std::byte* recv) {
+    void post(const std::byte* send, std::byte* recv) override {
         recv_target_ = recv;
         const std::size_t ns = sources_.size(), nr = readers_.size();
         std::size_t k = 0;
