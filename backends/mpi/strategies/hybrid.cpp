@@ -9,22 +9,6 @@
 
 namespace dri::detail {
 
-namespace {
-
-// The pairs that exchange messages, and the local part.
-core::LocalPlan messages_plan(const core::LocalPlan& plan, const SharedReach& reach) {
-    core::LocalPlan p = plan;
-    p.sends.clear();
-    p.recvs.clear();
-    for (std::size_t i = 0; i < plan.sends.size(); ++i)
-        if (!reach.reader[i]) p.sends.push_back(plan.sends[i]);
-    for (std::size_t i = 0; i < plan.recvs.size(); ++i)
-        if (!reach.source[i]) p.recvs.push_back(plan.recvs[i]);
-    return p;
-}
-
-} // namespace
-
 Built build_hybrid(const core::LocalPlan& plan, const ExecutorContext& ctx) {
     CommUntilTaken comm(ctx.comm);
     const SharedReach reach = shared_reach(plan, ctx);
@@ -43,7 +27,12 @@ Built build_hybrid(const core::LocalPlan& plan, const ExecutorContext& ctx) {
     copy_ctx.comm = library_dup(ctx.comm);
     std::unique_ptr<Executor> copies = make_shared_part(plan, copy_ctx, reach, false);
     comm.take();
-    std::unique_ptr<Executor> messages = make_p2p(messages_plan(plan, reach), ctx);
+    // The pairs that exchange messages, and the local part.
+    std::unique_ptr<Executor> messages =
+        make_p2p(plan_part(
+                     plan, true, [&](std::size_t i) { return !reach.reader[i]; },
+                     [&](std::size_t i) { return !reach.source[i]; }),
+                 ctx);
     // The copies are waited for first: they read node memory while the
     // messages fly.
     return {make_two_parts(std::move(copies), std::move(messages)), {}};

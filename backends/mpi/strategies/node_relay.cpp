@@ -50,9 +50,7 @@ class RelayExecutor final : public ListedExecutor {
   public:
     RelayExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx, const NodeMap& map)
         : ListedExecutor(ctx) {
-        core::LocalPlan none;
-        none.elem_size = plan.elem_size;
-        construct(none, [&] { build(plan, ctx, map); });
+        construct(local_part(plan, false), [&] { build(plan, ctx, map); });
     }
     ~RelayExecutor() override { release(); }
 

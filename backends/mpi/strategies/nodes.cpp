@@ -20,19 +20,13 @@ namespace {
 // the local part) or between nodes (without it).
 core::LocalPlan pairs_plan(const core::LocalPlan& plan, const ExecutorContext& ctx,
                            const NodeMap& map, bool between) {
-    core::LocalPlan p;
-    p.elem_size = plan.elem_size;
-    if (!between) {
-        p.self = plan.self;
-        p.fills = plan.fills;
-    }
-    for (const core::PeerRegions& s : plan.sends)
-        if (map.same_node(map.me, ctx.recv_rank.at(static_cast<std::size_t>(s.peer))) != between)
-            p.sends.push_back(s);
-    for (const core::PeerRegions& r : plan.recvs)
-        if (map.same_node(map.me, ctx.send_rank.at(static_cast<std::size_t>(r.peer))) != between)
-            p.recvs.push_back(r);
-    return p;
+    const auto crosses = [&](const core::PeerRegions& p, const std::vector<int>& rank_of) {
+        return !map.same_node(map.me, rank_of.at(static_cast<std::size_t>(p.peer)));
+    };
+    return plan_part(
+        plan, !between,
+        [&](std::size_t i) { return crosses(plan.sends[i], ctx.recv_rank) == between; },
+        [&](std::size_t i) { return crosses(plan.recvs[i], ctx.send_rank) == between; });
 }
 
 // Why NODES is not worth building for this transfer unless forced ("" when

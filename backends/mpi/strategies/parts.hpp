@@ -11,6 +11,31 @@
 
 namespace dri::detail {
 
+// Part of `plan`: the sends and receives whose index keep_send(i) and
+// keep_recv(i) accept, and the local part (self copy, zero fills) when
+// `local`. How a strategy that composes others splits its pairs.
+template <class KeepSend, class KeepRecv>
+core::LocalPlan plan_part(const core::LocalPlan& plan, bool local, KeepSend keep_send,
+                          KeepRecv keep_recv) {
+    core::LocalPlan p;
+    p.elem_size = plan.elem_size;
+    if (local) {
+        p.self = plan.self;
+        p.fills = plan.fills;
+    }
+    for (std::size_t i = 0; i < plan.sends.size(); ++i)
+        if (keep_send(i)) p.sends.push_back(plan.sends[i]);
+    for (std::size_t i = 0; i < plan.recvs.size(); ++i)
+        if (keep_recv(i)) p.recvs.push_back(plan.recvs[i]);
+    return p;
+}
+
+// No pair of `plan`; its local part when `local`.
+inline core::LocalPlan local_part(const core::LocalPlan& plan, bool local) {
+    const auto none = [](std::size_t) { return false; };
+    return plan_part(plan, local, none, none);
+}
+
 // Point to point over every pair of `plan` (p2p.cpp).
 std::unique_ptr<Executor> make_p2p(const core::LocalPlan& plan, const ExecutorContext& ctx);
 

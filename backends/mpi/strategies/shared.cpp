@@ -32,7 +32,7 @@ class SharedExecutor final : public ListedExecutor {
     SharedExecutor(const core::LocalPlan& plan, const ExecutorContext& ctx,
                    const SharedReach& reach, bool local)
         : ListedExecutor(ctx) {
-        construct(local ? plan : without_local(plan), [&] { build(plan, ctx, reach); });
+        construct(local_part(plan, local), [&] { build(plan, ctx, reach); });
     }
     ~SharedExecutor() override { release(); }
 
@@ -74,12 +74,6 @@ class SharedExecutor final : public ListedExecutor {
         std::vector<std::shared_ptr<const RemoteSegment>> segments; // kept mapped
         int ready = -1; // the ring index the sender published
     };
-
-    static core::LocalPlan without_local(const core::LocalPlan& plan) {
-        core::LocalPlan p;
-        p.elem_size = plan.elem_size;
-        return p;
-    }
 
     void build(const core::LocalPlan& plan, const ExecutorContext& ctx, const SharedReach& reach) {
         own_ = reach.own;
