@@ -48,7 +48,7 @@
 #include "mpi/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
 #include "mpi/strategy.hpp"        // strategy_count: the first value that is no strategy
 #include "mpi_world.hpp"
-#include "nodes.hpp" // node_of_ranks(): which ranks share a node
+#include "nodes.hpp" // node_of_ranks(), transfer_traffic(): which ranks share a node
 
 #include <mpi.h>
 
@@ -1254,17 +1254,7 @@ class Sequence {
                 ++(same && g_shareable && send.in_mem(sr[i]) ? p.copies : p.messages);
             }
         }
-        // Over the transfer's processes: their nodes only.
-        std::vector<int> node_of(g_node.size(), -1);
-        std::vector<int> nodes;
-        for (const std::vector<int>* ranks : {&sr, &rr})
-            for (int r : *ranks) {
-                node_of[static_cast<std::size_t>(r)] = g_node[static_cast<std::size_t>(r)];
-                nodes.push_back(g_node[static_cast<std::size_t>(r)]);
-            }
-        p.traffic = dri::core::node_traffic(pieces, node_of);
-        std::sort(nodes.begin(), nodes.end());
-        p.traffic.nodes = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+        p.traffic = dri::test::transfer_traffic(pieces, g_node, sr, rr);
         return p;
     }
 

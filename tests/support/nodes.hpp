@@ -44,6 +44,23 @@ inline int single_copy_strategy() {
     return node_count() == 1 ? DRI_STRATEGY_SHARED : DRI_STRATEGY_HYBRID;
 }
 
+// The traffic between nodes of a transfer whose processes are send_ranks and
+// recv_ranks (world() ranks, as the pieces' ends; `node` per world() rank):
+// its nodes are those of its processes, as the library counts them over the
+// transfer's communicator, not every node of world().
+inline core::NodeTraffic transfer_traffic(const std::vector<core::NodePiece>& pieces,
+                                          const std::vector<int>& node,
+                                          const std::vector<int>& send_ranks,
+                                          const std::vector<int>& recv_ranks) {
+    std::set<int> nodes;
+    for (const std::vector<int>* ranks : {&send_ranks, &recv_ranks})
+        for (int rank : *ranks)
+            nodes.insert(node[static_cast<std::size_t>(rank)]);
+    core::NodeTraffic t = core::node_traffic(pieces, node);
+    t.nodes = static_cast<int>(nodes.size());
+    return t;
+}
+
 // The pairs of different processes that exchange data, counted by whether
 // both are on one node, and the traffic between nodes that AUTO's rule for
 // NODES reads (over the transfer's processes only).
@@ -73,15 +90,7 @@ inline PairsByNode pairs_by_node(const core::Side& send, const core::Side& recv,
             pieces.push_back(
                 {send_ranks[s], recv_ranks[r], elements * send.dist->shape().elem_size()});
         }
-    // The nodes of the transfer's processes, not of every rank of world().
-    std::vector<int> node_of(node.size(), -1);
-    for (const std::vector<int>* ranks : {&send_ranks, &recv_ranks})
-        for (int rank : *ranks)
-            node_of[static_cast<std::size_t>(rank)] = node[static_cast<std::size_t>(rank)];
-    std::set<int> used(node_of.begin(), node_of.end());
-    used.erase(-1);
-    out.traffic = core::node_traffic(pieces, node_of);
-    out.traffic.nodes = static_cast<int>(used.size());
+    out.traffic = transfer_traffic(pieces, node, send_ranks, recv_ranks);
     return out;
 }
 

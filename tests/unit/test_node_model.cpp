@@ -1,21 +1,15 @@
 #include "core/node_model.hpp"
+#include "node_pieces.hpp"
 
 #include <doctest/doctest.h>
 
 using namespace dri::core;
+using dri::test::all_to_all;
 
 namespace {
 
 // Round numbers, so that the expected times below are computed by hand.
 const NetworkModel net{2e-6, 1e10, 5e9, 5e-7};
-
-std::vector<NodePiece> all_to_all(int procs, Index bytes) {
-    std::vector<NodePiece> out;
-    for (int s = 0; s < procs; ++s)
-        for (int r = 0; r < procs; ++r)
-            if (s != r) out.push_back({s, r, bytes});
-    return out;
-}
 
 } // namespace
 

@@ -1,19 +1,12 @@
 #include "core/node_traffic.hpp"
+#include "node_pieces.hpp"
 
 #include <doctest/doctest.h>
 
 using namespace dri::core;
+using dri::test::all_to_all;
 
 namespace {
-
-// Every process sends `bytes` to every other process.
-std::vector<NodePiece> all_to_all(int procs, Index bytes) {
-    std::vector<NodePiece> out;
-    for (int s = 0; s < procs; ++s)
-        for (int r = 0; r < procs; ++r)
-            if (s != r) out.push_back({s, r, bytes});
-    return out;
-}
 
 // Process p on node p / per_node.
 std::vector<int> nodes_of(int procs, int per_node) {
