@@ -13,14 +13,12 @@ namespace {
 
 constexpr int table_tag = 1, answer_tag = 2;
 
-// Where each buffer of this process's ring lives: its segment and the
-// offset in it, or an empty table when some buffer is not in DRI shared
-// memory (then no receiver can read the ring).
-std::vector<std::byte> publish_ring(SharedReach& reach, const ExecutorContext& ctx) {
+} // namespace
+
+std::vector<std::byte> ring_table(const std::vector<std::span<std::byte>>& bufs) {
     core::Writer w;
-    w.i64(static_cast<core::Index>(ctx.send_buffers.size()));
-    for (const std::span<std::byte>& b : ctx.send_buffers) {
-        reach.own.push_back(b);
+    w.i64(static_cast<core::Index>(bufs.size()));
+    for (const std::span<std::byte>& b : bufs) {
         const auto bytes = static_cast<core::Index>(b.size());
         const SharedBlock* blk = shared_find_own(b.data(), bytes);
         if (!blk || blk->id.fd < 0) return {};
@@ -32,9 +30,8 @@ std::vector<std::byte> publish_ring(SharedReach& reach, const ExecutorContext& c
     return w.bytes();
 }
 
-// The ring a sender published, mapped into this address space, or nullopt
-// when this process cannot map all of it.
-std::optional<Ring> their_ring(core::Reader rd) {
+std::optional<Ring> map_ring(const std::vector<std::byte>& table) {
+    core::Reader rd(table.data(), table.size());
     if (rd.done()) return std::nullopt;
     Ring ring;
     const core::Index n = rd.i64();
@@ -57,6 +54,8 @@ std::optional<Ring> their_ring(core::Reader rd) {
     if (n == 0) return std::nullopt;
     return ring;
 }
+
+namespace {
 
 // Collective over comm: which ranks of comm share this process's node.
 std::vector<bool> node_mates(MPI_Comm comm) {
@@ -156,14 +155,15 @@ bool SharedReach::any() const {
 
 SharedReach shared_reach(const core::LocalPlan& plan, const ExecutorContext& ctx) {
     SharedReach reach;
+    reach.own = ctx.send_buffers;
     const std::vector<bool> mates = node_mates(ctx.comm);
-    const std::vector<std::byte> mine = publish_ring(reach, ctx);
+    const std::vector<std::byte> mine = ring_table(ctx.send_buffers);
     const std::vector<std::vector<std::byte>> tables = exchange_tables(plan, ctx, mine, mates);
     // Reading the tables may fail (a corrupt table is a bug): answer "no"
     // for the rest, then agree so that nobody continues on a failure.
     const Status st = capture([&] {
         for (const std::vector<std::byte>& t : tables)
-            reach.source.push_back(their_ring(core::Reader(t.data(), t.size())));
+            reach.source.push_back(map_ring(t));
     });
     reach.source.resize(plan.recvs.size());
     reach.reader = exchange_answers(plan, ctx, reach.source);

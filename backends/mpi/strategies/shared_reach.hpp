@@ -34,6 +34,14 @@ struct SharedReach {
     bool any() const;                        // some pair of this process does
 };
 
+// The table that lets another process of this node map `bufs` (each
+// buffer's segment and its offset in it); empty when some buffer is not in
+// DRI shared memory that other processes can map.
+std::vector<std::byte> ring_table(const std::vector<std::span<std::byte>>& bufs);
+// The ring a table of another process describes, mapped into this one;
+// nullopt when the table is empty or this process cannot map all of it.
+std::optional<Ring> map_ring(const std::vector<std::byte>& table);
+
 // Collective over ctx.comm: each sender sends its ring table to its
 // receivers and each receiver answers (bytes per process grow with its
 // peers, not with P), then all agree.
