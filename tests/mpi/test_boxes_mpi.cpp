@@ -18,6 +18,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <numeric>
@@ -234,6 +235,8 @@ TEST_CASE("box distributions: the same error on every member") {
     MPI_Comm_rank(test::world(), &rank);
     MPI_Comm_size(test::world(), &world);
     const dri::GlobalData gd({8, 5}, dri::Type::int32);
+    // Rows for every rank's two boxes below (8 up to 7 ranks).
+    const dri::GlobalData tall({std::max(8, world + 1), 5}, dri::Type::int32);
     std::vector<int> everyone(static_cast<std::size_t>(world));
     std::iota(everyone.begin(), everyone.end(), 0);
     const dri::Group all(test::world(), everyone);
@@ -241,7 +244,7 @@ TEST_CASE("box distributions: the same error on every member") {
     // (with one rank, its two boxes do).
     std::vector<dri::Box> mine{{{rank, 0}, {rank + 1, 4}}};
     if (world == 1) mine.push_back({{1, 0}, {1, 4}});
-    CHECK(code_everywhere([&] { (void)dri::Distribution::from_boxes(gd, all, mine); }) ==
+    CHECK(code_everywhere([&] { (void)dri::Distribution::from_boxes(tall, all, mine); }) ==
           dri::Errc::not_disjoint);
     // Outside the array, on the last rank only.
     std::vector<dri::Box> outside;

@@ -17,6 +17,7 @@
 #include <doctest/doctest.h>
 
 #include <complex>
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -345,7 +346,8 @@ TEST_CASE("combine: every operation and type, every strategy, on a clique with h
     if (!std::getenv("DRI_MEASURE_REPS")) setenv("DRI_MEASURE_REPS", "3", 1);
     const int w = world_size();
     CombineCase cc;
-    cc.shape = "9x7";
+    // A row and a column for every rank, from 9 x 7 up.
+    cc.shape = std::to_string(std::max(9, w)) + "x" + std::to_string(std::max(7, w));
     cc.send = {"block,whole", core::Layout::packed(2), ranks_from(0, w - 1)};
     cc.recv = {{"whole~0:1:wrap,block~1:1:zero", core::Layout::ordered({1, 0}, {0, 1}),
                 ranks_from(0, w - 1)}};

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -20,7 +21,12 @@ using dri::test::world_size;
 
 namespace {
 
-// A 10 x 6 int32 corner turn over all ranks with the DRI-1.0 names.
+// The corner turn's extents: 10 x 6, or more where there are more ranks,
+// so that every rank owns a row and a column.
+DRI_Index turn_rows() { return std::max<DRI_Index>(10, world_size()); }
+DRI_Index turn_cols() { return std::max<DRI_Index>(6, world_size()); }
+
+// An int32 corner turn over all ranks with the DRI-1.0 names.
 struct Clique {
     DRI_Globaldata g = nullptr;
     DRI_Group all = nullptr;
@@ -28,7 +34,7 @@ struct Clique {
     DRI_Reorg send = nullptr, recv = nullptr;
     DRI_Blockinfo sb{}, rb{};
     explicit Clique(const char* name, int nbufs = 2) {
-        const DRI_Index ext[2] = {10, 6};
+        const DRI_Index ext[2] = {turn_rows(), turn_cols()};
         OK(DRI_Globaldata_create(2, ext, DRI_INT32, &g));
         OK(DRI_Group_create(world(), 0, nullptr, &all));
         OK(DRI_Distribution_create(g, DRI_PARTITION_BW, all, &rows));
@@ -49,15 +55,16 @@ struct Clique {
     void fill(void* buf, int frame) const {
         auto* s = static_cast<int*>(buf);
         for (DRI_Index i = 0; i < sb.local_extent[0]; ++i)
-            for (DRI_Index j = 0; j < 6; ++j)
-                s[i * 6 + j] = static_cast<int>((sb.owned_first[0] + i) * 100 + j + frame * 10000);
+            for (DRI_Index j = 0; j < turn_cols(); ++j)
+                s[i * turn_cols() + j] =
+                    static_cast<int>((sb.owned_first[0] + i) * 100 + j + frame * 10000);
     }
     long wrong(const void* buf, int frame) const {
         const auto* r = static_cast<const int*>(buf);
         long bad = 0;
         for (DRI_Index j = 0; j < rb.local_extent[1]; ++j)
-            for (DRI_Index i = 0; i < 10; ++i)
-                bad += r[j * 10 + i] !=
+            for (DRI_Index i = 0; i < turn_rows(); ++i)
+                bad += r[j * turn_rows() + i] !=
                        static_cast<int>(i * 100 + rb.owned_first[1] + j + frame * 10000);
         return bad;
     }
@@ -148,7 +155,7 @@ TEST_CASE("DRI-1.0: a pipeline of producers and consumers") {
     std::vector<int> prod, cons;
     for (int r = 0; r < n; ++r)
         (r < np ? prod : cons).push_back(r);
-    const DRI_Index ext[2] = {10, 6};
+    const DRI_Index ext[2] = {turn_rows(), turn_cols()};
     DRI_Globaldata g = nullptr;
     DRI_Group pg = nullptr, cg = nullptr;
     DRI_Distribution d = nullptr;
@@ -171,15 +178,15 @@ TEST_CASE("DRI-1.0: a pipeline of producers and consumers") {
             OK(DRI_Reorg_get_sendbuf(r, &b));
             auto* s = static_cast<int*>(b);
             for (DRI_Index i = 0; i < bi.local_extent[0]; ++i)
-                for (DRI_Index j = 0; j < 6; ++j)
-                    s[i * 6 + j] = static_cast<int>((bi.owned_first[0] + i) * 100 + j + f);
+                for (DRI_Index j = 0; j < ext[1]; ++j)
+                    s[i * ext[1] + j] = static_cast<int>((bi.owned_first[0] + i) * 100 + j + f);
             OK(DRI_Reorg_put_sendbuf(r, &b));
         } else {
             OK(DRI_Reorg_get_recvbuf(r, &b));
             const auto* v = static_cast<const int*>(b);
             for (DRI_Index j = 0; j < bi.local_extent[1]; ++j)
-                for (DRI_Index i = 0; i < 10; ++i)
-                    wrong += v[j * 10 + i] != static_cast<int>(i * 100 + bi.owned_first[1] + j + f);
+                for (DRI_Index i = 0; i < ext[0]; ++i)
+                    wrong += v[j * ext[0] + i] != static_cast<int>(i * 100 + bi.owned_first[1] + j + f);
             OK(DRI_Reorg_put_recvbuf(r, &b));
         }
     }

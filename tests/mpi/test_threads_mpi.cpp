@@ -19,6 +19,7 @@
 #include "dri/dri.h"
 #include "mpi/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
 #include "mpi_world.hpp"
+#include "nodes.hpp"
 
 #include <mpi.h>
 
@@ -35,6 +36,8 @@ namespace {
 constexpr DRI_Index kRows = 24, kCols = 20;
 
 int g_size = 1, g_rank = 0;
+// The single copy's strategy on this world (see main).
+DRI_Strategy g_single_copy = DRI_STRATEGY_SHARED;
 
 // A failure ends the run on every rank: the peers of a failed thread would
 // wait forever in its next collective call.
@@ -63,14 +66,13 @@ std::int32_t value(int thread, int frame, DRI_Index r, DRI_Index c) {
 // The strategy thread t uses, and whether its rings lie in DRI_Alloc_mem
 // memory (the single copy needs them there).
 DRI_Strategy strategy_of(int thread) {
-    static const DRI_Strategy all[] = {DRI_STRATEGY_P2P,       DRI_STRATEGY_SHARED,
-                                       DRI_STRATEGY_ALLTOALLW, DRI_STRATEGY_NODES,
-                                       DRI_STRATEGY_AUTO,      DRI_STRATEGY_PACKED};
+    const DRI_Strategy all[] = {DRI_STRATEGY_P2P,       g_single_copy,
+                                DRI_STRATEGY_ALLTOALLW, DRI_STRATEGY_NODES,
+                                DRI_STRATEGY_AUTO,      DRI_STRATEGY_PACKED};
     return all[thread % 6];
 }
 bool in_shared_memory(int thread) {
-    const DRI_Strategy s = strategy_of(thread);
-    return s == DRI_STRATEGY_SHARED || s == DRI_STRATEGY_AUTO;
+    return thread % 6 == 1 || strategy_of(thread) == DRI_STRATEGY_AUTO;
 }
 
 // The global element at each cell of a block: (row, column), or (-1, -1)
@@ -261,6 +263,12 @@ int main(int argc, char** argv) {
     if (!dri::test::open_world()) return MPI_Finalize(), 2;
     MPI_Comm_size(dri::test::world(), &g_size);
     MPI_Comm_rank(dri::test::world(), &g_rank);
+    // SHARED needs one node, HYBRID two processes on one of several; with
+    // one process per node the single copy has no pair, and P2P stands in.
+    const int nodes = dri::test::node_count();
+    g_single_copy = nodes == 1        ? DRI_STRATEGY_SHARED
+                    : nodes < g_size ? DRI_STRATEGY_HYBRID
+                                     : DRI_STRATEGY_P2P;
     Options opt;
     if (!parse(argc, argv, opt)) {
         if (g_rank == 0)
