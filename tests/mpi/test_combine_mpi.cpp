@@ -16,8 +16,8 @@
 
 #include <doctest/doctest.h>
 
-#include <complex>
 #include <algorithm>
+#include <complex>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>

@@ -23,8 +23,12 @@ namespace {
 
 // The corner turn's extents: 10 x 6, or more where there are more ranks,
 // so that every rank owns a row and a column.
-DRI_Index turn_rows() { return std::max<DRI_Index>(10, world_size()); }
-DRI_Index turn_cols() { return std::max<DRI_Index>(6, world_size()); }
+DRI_Index turn_rows() {
+    return std::max<DRI_Index>(10, world_size());
+}
+DRI_Index turn_cols() {
+    return std::max<DRI_Index>(6, world_size());
+}
 
 // An int32 corner turn over all ranks with the DRI-1.0 names.
 struct Clique {
@@ -186,7 +190,8 @@ TEST_CASE("DRI-1.0: a pipeline of producers and consumers") {
             const auto* v = static_cast<const int*>(b);
             for (DRI_Index j = 0; j < bi.local_extent[1]; ++j)
                 for (DRI_Index i = 0; i < ext[0]; ++i)
-                    wrong += v[j * ext[0] + i] != static_cast<int>(i * 100 + bi.owned_first[1] + j + f);
+                    wrong +=
+                        v[j * ext[0] + i] != static_cast<int>(i * 100 + bi.owned_first[1] + j + f);
             OK(DRI_Reorg_put_recvbuf(r, &b));
         }
     }

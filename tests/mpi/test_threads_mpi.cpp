@@ -66,9 +66,8 @@ std::int32_t value(int thread, int frame, DRI_Index r, DRI_Index c) {
 // The strategy thread t uses, and whether its rings lie in DRI_Alloc_mem
 // memory (the single copy needs them there).
 DRI_Strategy strategy_of(int thread) {
-    const DRI_Strategy all[] = {DRI_STRATEGY_P2P,       g_single_copy,
-                                DRI_STRATEGY_ALLTOALLW, DRI_STRATEGY_NODES,
-                                DRI_STRATEGY_AUTO,      DRI_STRATEGY_PACKED};
+    const DRI_Strategy all[] = {DRI_STRATEGY_P2P,   g_single_copy,     DRI_STRATEGY_ALLTOALLW,
+                                DRI_STRATEGY_NODES, DRI_STRATEGY_AUTO, DRI_STRATEGY_PACKED};
     return all[thread % 6];
 }
 bool in_shared_memory(int thread) {
@@ -266,7 +265,7 @@ int main(int argc, char** argv) {
     // SHARED needs one node, HYBRID two processes on one of several; with
     // one process per node the single copy has no pair, and P2P stands in.
     const int nodes = dri::test::node_count();
-    g_single_copy = nodes == 1        ? DRI_STRATEGY_SHARED
+    g_single_copy = nodes == 1       ? DRI_STRATEGY_SHARED
                     : nodes < g_size ? DRI_STRATEGY_HYBRID
                                      : DRI_STRATEGY_P2P;
     Options opt;

@@ -371,8 +371,8 @@ void RelayExecutor::build_member(const NodeMap& map,
         offset += l.bytes;
     }
     staging_ = shared_zeroed(offset);
-    StagingReach reach = reach_staging(
-        map, comm_, {staging_.get(), static_cast<std::size_t>(offset)}, {});
+    StagingReach reach =
+        reach_staging(map, comm_, {staging_.get(), static_cast<std::size_t>(offset)}, {});
     packs_staged_ = reach.staged_by_leader;
     if (offset > 0 && !packs_staged_) up_out_ = contiguous(leader_rank_, 0, offset);
     own_in_.emplace_back();
@@ -402,8 +402,8 @@ void RelayExecutor::build_leader(const NodeMap& map,
     const Layout out_at = lay_out(out, to_), in_at = lay_out(node_pieces(map, false), from_);
     outgoing_ = Scratch(end_of(to_));
     incoming_ = shared_zeroed(end_of(from_));
-    StagingReach reach = reach_staging(
-        map, comm_, {}, {incoming_.get(), static_cast<std::size_t>(end_of(from_))});
+    StagingReach reach =
+        reach_staging(map, comm_, {}, {incoming_.get(), static_cast<std::size_t>(end_of(from_))});
     stagings_ = std::move(reach.staged);
     sharers_ = reach.sharers;
     for (const NodeMember& m : map.members) {
@@ -458,8 +458,8 @@ void RelayExecutor::send_from_stagings(const NodeMap& map, const Pieces& out,
     for (const auto& [key, bytes] : out) {
         const auto [node, to, from] = key;
         auto staged = staged_at.find({to, from});
-        const std::byte* p = staged != staged_at.end() ? staged->second
-                                                       : outgoing_.get() + out_at.at({to, from});
+        const std::byte* p =
+            staged != staged_at.end() ? staged->second : outgoing_.get() + out_at.at({to, from});
         blocks[node].emplace_back(address_of(p), bytes);
     }
     for (Wire& w : to_) {

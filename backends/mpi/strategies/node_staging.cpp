@@ -7,8 +7,7 @@ namespace dri::detail {
 namespace {
 
 // Tags of the exchange at commit, apart from those of the relay's calls.
-constexpr int staging_tag = 7, incoming_tag = 8, incoming_answer_tag = 9,
-              staging_answer_tag = 10;
+constexpr int staging_tag = 7, incoming_tag = 8, incoming_answer_tag = 9, staging_answer_tag = 10;
 
 std::vector<std::byte> receive_table(int from, int tag, MPI_Comm comm) {
     MPI_Message msg = MPI_MESSAGE_NULL;
@@ -40,14 +39,15 @@ class Exchange {
     Exchange& operator=(const Exchange&) = delete;
 
     void send(const std::vector<std::byte>& table, int to, int tag) {
-        check_mpi(MPI_Isend(table.data(), static_cast<int>(table.size()), MPI_BYTE, to, tag,
-                            comm_, &reqs_.emplace_back()),
+        check_mpi(MPI_Isend(table.data(), static_cast<int>(table.size()), MPI_BYTE, to, tag, comm_,
+                            &reqs_.emplace_back()),
                   "MPI_Isend");
     }
     void answer(bool yes, int to, int tag) {
         answers_.push_back(std::make_unique<int>(yes ? 1 : 0));
-        check_mpi(MPI_Isend(answers_.back().get(), 1, MPI_INT, to, tag, comm_, &reqs_.emplace_back()),
-                  "MPI_Isend");
+        check_mpi(
+            MPI_Isend(answers_.back().get(), 1, MPI_INT, to, tag, comm_, &reqs_.emplace_back()),
+            "MPI_Isend");
     }
 
   private:
