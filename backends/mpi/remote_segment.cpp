@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace dri::detail {
@@ -16,17 +17,18 @@ namespace {
 
 std::mutex mutex;
 
-// By file identity (device, inode): unique while any process maps the file,
-// and a mapping held here keeps it alive.
-std::map<std::pair<std::int64_t, std::int64_t>, std::weak_ptr<const RemoteSegment>>& mapped() {
-    static std::map<std::pair<std::int64_t, std::int64_t>, std::weak_ptr<const RemoteSegment>> m;
+// By file identity (device, inode), unique while any process maps the file
+// (a mapping held here keeps it alive), and access.
+using Key = std::tuple<std::int64_t, std::int64_t, Access>;
+std::map<Key, std::weak_ptr<const RemoteSegment>>& mapped() {
+    static std::map<Key, std::weak_ptr<const RemoteSegment>> m;
     return m;
 }
 
 // Opens the owner's file, or -1; only when it is the file that was published.
-int open_published(const SegmentId& id) {
+int open_published(const SegmentId& id, Access access) {
     const std::string path = "/proc/" + std::to_string(id.pid) + "/fd/" + std::to_string(id.fd);
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = open(path.c_str(), (access == Access::write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
     if (fd < 0) return -1;
     struct stat st {};
     if (fstat(fd, &st) != 0 || static_cast<std::int64_t>(st.st_dev) != id.dev ||
@@ -38,30 +40,31 @@ int open_published(const SegmentId& id) {
     return fd;
 }
 
-std::shared_ptr<const RemoteSegment> map_new(const SegmentId& id) {
-    const int fd = open_published(id);
+std::shared_ptr<const RemoteSegment> map_new(const SegmentId& id, Access access) {
+    const int fd = open_published(id, access);
     if (fd < 0) return nullptr;
-    void* p = mmap(nullptr, static_cast<std::size_t>(id.bytes), PROT_READ, MAP_SHARED, fd, 0);
+    const int prot = access == Access::write ? PROT_READ | PROT_WRITE : PROT_READ;
+    void* p = mmap(nullptr, static_cast<std::size_t>(id.bytes), prot, MAP_SHARED, fd, 0);
     close(fd); // the mapping keeps the file
     if (p == MAP_FAILED) return nullptr;
-    return std::make_shared<const RemoteSegment>(static_cast<const std::byte*>(p), id.bytes,
-                                                 id.pid);
+    return std::make_shared<const RemoteSegment>(static_cast<std::byte*>(p), id.bytes, id.pid,
+                                                 access == Access::write);
 }
 
 } // namespace
 
 RemoteSegment::~RemoteSegment() {
-    munmap(const_cast<std::byte*>(base_), static_cast<std::size_t>(bytes_));
+    munmap(base_, static_cast<std::size_t>(bytes_));
 }
 
-std::shared_ptr<const RemoteSegment> map_remote(const SegmentId& id) {
+std::shared_ptr<const RemoteSegment> map_remote(const SegmentId& id, Access access) {
     if (id.fd < 0 || id.bytes <= 0) return nullptr;
     std::lock_guard<std::mutex> lock(mutex);
     std::erase_if(mapped(), [](const auto& kv) { return kv.second.expired(); });
-    std::weak_ptr<const RemoteSegment>& slot = mapped()[{id.dev, id.ino}];
+    std::weak_ptr<const RemoteSegment>& slot = mapped()[{id.dev, id.ino, access}];
     if (std::shared_ptr<const RemoteSegment> seg = slot.lock(); seg && seg->bytes() >= id.bytes)
         return seg;
-    std::shared_ptr<const RemoteSegment> seg = map_new(id);
+    std::shared_ptr<const RemoteSegment> seg = map_new(id, access);
     if (seg) slot = seg;
     return seg;
 }

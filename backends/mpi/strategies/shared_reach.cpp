@@ -30,7 +30,7 @@ std::vector<std::byte> ring_table(const std::vector<std::span<std::byte>>& bufs)
     return w.bytes();
 }
 
-std::optional<Ring> map_ring(const std::vector<std::byte>& table) {
+std::optional<Ring> map_ring(const std::vector<std::byte>& table, Access access) {
     core::Reader rd(table.data(), table.size());
     if (rd.done()) return std::nullopt;
     Ring ring;
@@ -43,7 +43,7 @@ std::optional<Ring> map_ring(const std::vector<std::byte>& table) {
         id.ino = rd.i64();
         id.bytes = rd.i64();
         const core::Index off = rd.i64(), bytes = rd.i64();
-        std::shared_ptr<const RemoteSegment> seg = map_remote(id);
+        std::shared_ptr<const RemoteSegment> seg = map_remote(id, access);
         if (!seg) return std::nullopt;
         if (off < 0 || off > seg->bytes() ||
             !within(seg->base() + off, bytes, seg->base(), seg->bytes()))

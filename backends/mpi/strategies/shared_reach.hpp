@@ -40,7 +40,7 @@ struct SharedReach {
 std::vector<std::byte> ring_table(const std::vector<std::span<std::byte>>& bufs);
 // The ring a table of another process describes, mapped into this one;
 // nullopt when the table is empty or this process cannot map all of it.
-std::optional<Ring> map_ring(const std::vector<std::byte>& table);
+std::optional<Ring> map_ring(const std::vector<std::byte>& table, Access access = Access::read);
 
 // Collective over ctx.comm: each sender sends its ring table to its
 // receivers and each receiver answers (bytes per process grow with its
