@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -66,9 +67,18 @@ using Dist = Own<DRI_Distribution, DRI_Distribution_destroy>;
 using Lay = Own<DRI_Layout, DRI_Layout_destroy>;
 using Xfer = Own<DRI_Transfer, DRI_Transfer_destroy>;
 
-// A 12 x 8 float corner turn over all ranks: rows -> columns.
+// The corner turn's extents: 12 x 8, or more where there are more ranks,
+// so that every rank owns a row and a column.
+DRI_Index turn_rows() {
+    return std::max<DRI_Index>(12, world_size());
+}
+DRI_Index turn_cols() {
+    return std::max<DRI_Index>(8, world_size());
+}
+
+// A float corner turn over all ranks: rows -> columns.
 struct Turn {
-    static constexpr DRI_Index R = 12, C = 8;
+    const DRI_Index R = turn_rows(), C = turn_cols();
     Gdo gdo;
     Part rows_p, cols_p;
     Grp all;
@@ -151,10 +161,10 @@ struct Turn {
     }
 };
 
-// A 12 x 8 float distribution over all ranks with the given first-dimension
-// partition.
-int make_dist(const DRI_Dimpart& d0, Dist& out, DRI_Index r = 12) {
-    const DRI_Index ext[2] = {r, 8};
+// A float distribution over all ranks with the given first-dimension
+// partition: r rows (the corner turn's by default), the corner turn's columns.
+int make_dist(const DRI_Dimpart& d0, Dist& out, DRI_Index r = turn_rows()) {
+    const DRI_Index ext[2] = {r, turn_cols()};
     const DRI_Dimpart dp[2] = {d0, DRI_Dim_whole()};
     Gdo gdo;
     Part part;
@@ -244,9 +254,11 @@ TEST_CASE("DRI_ERR_OVERLAP: negative overlap, overlap larger than the data") {
     Part p;
     DRI_Dimpart d = DRI_Dim_block4(-1, 1, DRI_UNBOUNDED, 0, DRI_EDGE_ZERO);
     EXPECT_CODE(DRI_Partition_create(1, &d, &p), DRI_ERR_OVERLAP);
-    // Wrapping 13 cells around an extent of 12 would repeat cells: collective.
+    // Wrapping 13 cells around an extent of 12 (n + 1 around n) would repeat
+    // cells: collective.
+    const DRI_Index n = turn_rows();
     Dist dist;
-    EXPECT_CODE_ALL(make_dist(DRI_Dim_block4(13, 1, DRI_UNBOUNDED, 0, DRI_EDGE_WRAP), dist),
+    EXPECT_CODE_ALL(make_dist(DRI_Dim_block4(n + 1, 1, DRI_UNBOUNDED, 0, DRI_EDGE_WRAP), dist),
                     DRI_ERR_OVERLAP);
 }
 
@@ -256,15 +268,19 @@ TEST_CASE("DRI_ERR_MINMAX: min > max, max of 0, min larger than the extent") {
     EXPECT_CODE(DRI_Partition_create(1, &d, &p), DRI_ERR_MINMAX);
     d = DRI_Dim_block4(0, 0, 0, 0, DRI_EDGE_TRUNCATE);
     EXPECT_CODE(DRI_Partition_create(1, &d, &p), DRI_ERR_MINMAX);
+    // A minimum of 20 rows for 12 (8 more than the extent).
     Dist dist;
-    EXPECT_CODE_ALL(make_dist(DRI_Dim_block4(0, 20, DRI_UNBOUNDED, 0, DRI_EDGE_TRUNCATE), dist),
-                    DRI_ERR_MINMAX);
+    EXPECT_CODE_ALL(
+        make_dist(DRI_Dim_block4(0, turn_rows() + 8, DRI_UNBOUNDED, 0, DRI_EDGE_TRUNCATE), dist),
+        DRI_ERR_MINMAX);
 }
 
 TEST_CASE("DRI_ERR_GRID: min/max block extents unsatisfiable for the process count") {
-    // At most 1 row per process needs 12 processes for 12 rows.
+    // At most 1 row per process needs 12 processes for 12 rows (and more
+    // rows than processes where there are 12 or more).
+    const DRI_Index n = std::max<DRI_Index>(12, world_size() + 1);
     Dist d;
-    EXPECT_CODE_ALL(make_dist(DRI_Dim_block4(0, 1, 1, 0, DRI_EDGE_TRUNCATE), d), DRI_ERR_GRID);
+    EXPECT_CODE_ALL(make_dist(DRI_Dim_block4(0, 1, 1, 0, DRI_EDGE_TRUNCATE), d, n), DRI_ERR_GRID);
 }
 
 TEST_CASE("DRI_ERR_LAYOUT: order not a permutation, a 3-D layout for 2-D data") {
@@ -281,6 +297,7 @@ TEST_CASE("DRI_ERR_LAYOUT: order not a permutation, a 3-D layout for 2-D data") 
 
 TEST_CASE("DRI_ERR_NOT_DISJOINT and DRI_ERR_NOT_COVERING: explicit sender ranges at commit") {
     const int p = world_size();
+    const DRI_Index n = turn_rows(); // at least p rows
     // Row k for each process k < p-1; the last process's range varies.
     std::vector<DRI_Index> ranges;
     for (int k = 0; k < p - 1; ++k) {
@@ -298,15 +315,15 @@ TEST_CASE("DRI_ERR_NOT_DISJOINT and DRI_ERR_NOT_COVERING: explicit sender ranges
         OK(turn.recv(t));
         EXPECT_CODE_ALL(DRI_Transfer_commit(t), expected);
     };
-    SUBCASE("row 11 owned by nobody") {
+    SUBCASE("row n-1 owned by nobody") {
         ranges.push_back(p - 1);
-        ranges.push_back(10);
+        ranges.push_back(n - 2);
         commit_with("gap", DRI_ERR_NOT_COVERING);
     }
     if (p >= 2) {
         SUBCASE("rows owned twice") {
-            ranges.push_back(0); // the last process owns [0, 11]
-            ranges.push_back(11);
+            ranges.push_back(0); // the last process owns [0, n-1]
+            ranges.push_back(n - 1);
             commit_with("twice", DRI_ERR_NOT_DISJOINT);
         }
     }
@@ -486,7 +503,7 @@ TEST_CASE("DRI_ERR_INCONSISTENT: ranks pass different arguments to a collective"
     if (world_size() < 2) return; // one rank cannot disagree with itself
     SUBCASE("different extents") {
         Dist d;
-        EXPECT_CODE_ALL(make_dist(DRI_Dim_block(), d, world_rank() == 1 ? 13 : 12),
+        EXPECT_CODE_ALL(make_dist(DRI_Dim_block(), d, turn_rows() + (world_rank() == 1 ? 1 : 0)),
                         DRI_ERR_INCONSISTENT);
     }
     SUBCASE("different partitions") {
@@ -495,7 +512,7 @@ TEST_CASE("DRI_ERR_INCONSISTENT: ranks pass different arguments to a collective"
                         DRI_ERR_INCONSISTENT);
     }
     SUBCASE("different element types") {
-        const DRI_Index ext[2] = {12, 8};
+        const DRI_Index ext[2] = {turn_rows(), turn_cols()};
         const DRI_Dimpart dp[2] = {DRI_Dim_block(), DRI_Dim_whole()};
         Gdo gdo;
         Part part;

@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <optional>
 
 using namespace dri::test;
@@ -199,13 +200,14 @@ TEST_CASE("fan-out: a process in two receiving sides is refused alike everywhere
     if (world_size() < 2) return;
     // Rank 1 declares (and, first in its group, publishes) a side {1, 0};
     // rank 0 declares the side {0}, so rank 0 is in two receiving sides.
-    const core::Shape shape(core::parse_shape("8x6"), core::parse_type("int16"));
+    // A row for every sender, from 8 x 6 up.
+    const core::Shape shape({std::max(8, world_size()), 6}, core::parse_type("int16"));
     const int me = world_rank();
     const std::vector<int> pair = {1, 0}, alone = {0};
     const dri::Group gs(world(), all_ranks()), g2(world(), pair), g1(world(), alone);
     const dri::Distribution ds(to_api(shape), to_api(core::parse_partition("block,whole")), gs);
     std::vector<std::byte> sbuf(static_cast<std::size_t>(ds.block(dri::Layout::packed(2)).bytes)),
-        rbuf(8 * 6 * 2);
+        rbuf(static_cast<std::size_t>(shape.elements()) * 2);
     dri::Transfer t("twice");
     std::vector<std::span<std::byte>> sring{sbuf}, rring{rbuf};
     t.send(ds, dri::Layout::packed(2), sring);
@@ -223,14 +225,15 @@ TEST_CASE("fan-out: a process in two receiving sides, first in the one it did no
     if (world_size() < 3) return;
     // Ranks 0 and 1 declare a side {0, 1}; rank 2 declares a side {1, 2}
     // that rank 1, its first process, did not declare (rank 1 declared the
-    // other). Before, rank 2 was told that rank 1 declared nothing.
-    const core::Shape shape(core::parse_shape("8x6"), core::parse_type("int16"));
+    // other). Before, rank 2 was told that rank 1 declared nothing. A row
+    // for every sender, from 8 x 6 up.
+    const core::Shape shape({std::max(8, world_size()), 6}, core::parse_type("int16"));
     const int me = world_rank();
     const std::vector<int> first = {0, 1}, second = {1, 2};
     const dri::Group gs(world(), all_ranks()), g1(world(), first), g2(world(), second);
     const dri::Distribution ds(to_api(shape), to_api(core::parse_partition("block,whole")), gs);
     std::vector<std::byte> sbuf(static_cast<std::size_t>(ds.block(dri::Layout::packed(2)).bytes)),
-        rbuf(8 * 6 * 2);
+        rbuf(static_cast<std::size_t>(shape.elements()) * 2);
     dri::Transfer t("twice, other order");
     std::vector<std::span<std::byte>> sring{sbuf}, rring{rbuf};
     t.send(ds, dri::Layout::packed(2), sring);

@@ -148,14 +148,16 @@ std::string codes_text(Codes cs) {
 
 // ---- the fixed shapes, partitions, layouts and groups ----------------------------
 
-// Two arrays keep the oracle simple: a 2-D corner turn and a 1-D halo.
+// Two arrays keep the oracle simple: a 2-D corner turn and a 1-D halo,
+// 12 x 10 and 23, or more where there are more ranks, so that every rank
+// owns a row, a column and a piece of the line (set by init_shapes()).
 enum Shape { kTurn, kLine, kShapes };
 struct ShapeDef {
-    const char* text;
+    std::string text;
     int ndims;
     DRI_Index ext[2];
 };
-constexpr ShapeDef kShapeDefs[kShapes] = {{"12x10 int32", 2, {12, 10}}, {"23 int32", 1, {23, 1}}};
+std::array<ShapeDef, kShapes> g_shape_defs;
 
 // Partitions, each with a twin of as many dimensions (a different argument
 // for one rank of a collective call).
@@ -252,7 +254,7 @@ std::int32_t value(int serial, int frame, std::int64_t g) {
 // or -1 (padding, or a halo cell of a sender). From DRI_Blockinfo alone, so
 // the oracle follows whatever layout and grid the library chose.
 std::vector<std::int64_t> cell_map(const DRI_Blockinfo& b, Shape shape, bool sender) {
-    const ShapeDef& sd = kShapeDefs[shape];
+    const ShapeDef& sd = g_shape_defs[shape];
     std::vector<std::int64_t> map(static_cast<std::size_t>(b.bytes / 4), -1);
     const DRI_Index n1 = sd.ndims > 1 ? b.local_extent[1] : 1;
     for (DRI_Index i0 = 0; i0 < b.local_extent[0]; ++i0)
@@ -275,7 +277,7 @@ std::vector<std::int64_t> cell_map(const DRI_Blockinfo& b, Shape shape, bool sen
 // partition `spec`: the uneven block rule of docs/concepts.md (the first
 // N mod n blocks one longer), computed apart from the library.
 std::vector<bool> cells(Shape shape, int spec, std::size_t n, std::size_t i, bool stored) {
-    const ShapeDef& d = kShapeDefs[shape];
+    const ShapeDef& d = g_shape_defs[shape];
     const int dim = spec == 1 ? 1 : 0; // the dimension cut in blocks
     const auto N = static_cast<std::int64_t>(d.ext[dim]), p = static_cast<std::int64_t>(n),
                c = static_cast<std::int64_t>(i);
@@ -408,14 +410,29 @@ struct Xfer {
 // Node shared memory from DRI_Alloc_mem, each rank's own: two slots per
 // rank, two places for a ring each, so that one allocation may be pinned by
 // two transfers.
-constexpr DRI_Index kMemStride = 640;             // per buffer (the largest block: 624 bytes)
-constexpr DRI_Index kPlaceBytes = 3 * kMemStride; // a ring of up to 3 buffers
-constexpr DRI_Index kMemBytes = 2 * kPlaceBytes;
+// Per buffer: the largest block (624 bytes of a 12 x 10 turn, row-major
+// with 3 columns of padding), rounded up to 64 (set by init_shapes()).
+DRI_Index g_mem_stride = 640;
+DRI_Index g_place_bytes = 3 * g_mem_stride; // a ring of up to 3 buffers
+DRI_Index g_mem_bytes = 2 * g_place_bytes;
+
+// The shapes and the memory that holds their rings, for g_size ranks.
+void init_shapes() {
+    const DRI_Index rows = std::max(12, g_size), cols = std::max(10, g_size),
+                    line = std::max(23, g_size);
+    g_shape_defs[kTurn] = {
+        std::to_string(rows) + "x" + std::to_string(cols) + " int32", 2, {rows, cols}};
+    g_shape_defs[kLine] = {std::to_string(line) + " int32", 1, {line, 1}};
+    const DRI_Index largest = std::max(rows * (cols + 3), line + 2) * 4;
+    g_mem_stride = (largest + 63) / 64 * 64;
+    g_place_bytes = 3 * g_mem_stride;
+    g_mem_bytes = 2 * g_place_bytes;
+}
 struct Mem {
     void* base = nullptr;  // the allocation (on its own rank; NULL in the others' models)
     void* stale = nullptr; // the last base freed in this slot (likewise)
     bool live = false, dead = false;
-    bool usable = false;     // kMemBytes asked (0 bytes is legal too, and holds no ring)
+    bool usable = false;     // g_mem_bytes asked (0 bytes is legal too, and holds no ring)
     int bound[2] = {-1, -1}; // per place: the transfer slot whose ring lies there
     int free_place() const { return bound[0] < 0 ? 0 : bound[1] < 0 ? 1 : -1; }
 };
@@ -577,7 +594,7 @@ class Sequence {
         const bool legal = want_shape >= 0 || !rng_.percent(12);
         const auto shape = static_cast<Shape>(want_shape >= 0 ? want_shape : rng_.below(kShapes));
         const int bad = legal ? -1 : rng_.below(4);
-        const ShapeDef& d = kShapeDefs[shape];
+        const ShapeDef& d = g_shape_defs[shape];
         DRI_Index ext[2] = {d.ext[0], d.ext[1]};
         int ndims = d.ndims;
         DRI_Datatype type = DRI_INT32;
@@ -589,7 +606,7 @@ class Sequence {
         if (bad == 3) out = nullptr, want = code(DRI_ERR_NULL);
         call(format("DRI_Globaldata_create(%d, {%lld, %lld}, type %d, %s) [gdo %d: %s]", ndims,
                     static_cast<long long>(ext[0]), static_cast<long long>(ext[1]),
-                    static_cast<int>(type), out ? "&gdo" : "NULL", i, d.text));
+                    static_cast<int>(type), out ? "&gdo" : "NULL", i, d.text.c_str()));
         expect(DRI_Globaldata_create(ndims, ext, type, out), want);
         if (want != kOk) return;
         Gdo& g = gdo_[static_cast<std::size_t>(i)];
@@ -723,7 +740,7 @@ class Sequence {
             pick_if(gdo_, [&](const Gdo& g) { return want_shape < 0 || g.shape == want_shape; });
         if (gi < 0) return create_gdo(want_shape >= 0 ? want_shape : rng_.below(kShapes));
         const Shape shape = gdo_[static_cast<std::size_t>(gi)].shape;
-        const int nd = kShapeDefs[shape].ndims;
+        const int nd = g_shape_defs[shape].ndims;
         const int pi =
             legal ? pick_if(part_, [&](const Part& p) { return kSpecDefs[p.spec].ndims == nd; })
                   : pick(part_, true);
@@ -822,7 +839,7 @@ class Sequence {
             if (mem >= 0) {
                 p = reinterpret_cast<std::int32_t*>(
                     static_cast<char*>(mine()[static_cast<std::size_t>(mem)].base) +
-                    place * kPlaceBytes + k * kMemStride);
+                    place * g_place_bytes + k * g_mem_stride);
             } else {
                 r.own.emplace_back(words);
                 p = r.own.back().data();
@@ -933,7 +950,7 @@ class Sequence {
         if (v == kNoBuffer) w |= code(DRI_ERR_BUFFER_COUNT);
         if (has(x.side[dc.s].declared, r)) w |= code(DRI_ERR_DUPLICATE);
         if (committed_on(x, r)) w |= code(DRI_ERR_STATE);
-        if (layout_ndims != kShapeDefs[d.shape].ndims) w |= code(DRI_ERR_LAYOUT);
+        if (layout_ndims != g_shape_defs[d.shape].ndims) w |= code(DRI_ERR_LAYOUT);
         if (v == kNullBuffer) w |= code(DRI_ERR_BUFFER);
         if (v == kShortBuffer) w |= code(DRI_ERR_BUFFER_SIZE);
         return w ? w : kOk;
@@ -963,7 +980,7 @@ class Sequence {
             pick_if(dist_, [&](const Dist& d) { return want_shape < 0 || d.shape == want_shape; });
         if (dc.di < 0) return create_dist(true, want_shape), false;
         const Dist& d = dist_[static_cast<std::size_t>(dc.di)];
-        const int nd = kShapeDefs[d.shape].ndims;
+        const int nd = g_shape_defs[d.shape].ndims;
         dc.li = legal ? pick_if(layout_,
                                 [&](const Layout& l) { return kLayoutDefs[l.kind].ndims == nd; })
                       : pick(layout_, true);
@@ -1007,7 +1024,7 @@ class Sequence {
     void draw_bad_declaration(const Side& side, const Dist& d, bool legal, Declaration& dc) {
         const bool first = side.declared == 0;
         const Mask members = group_mask(d.group);
-        const int nd = kShapeDefs[d.shape].ndims;
+        const int nd = g_shape_defs[d.shape].ndims;
         int v = legal ? -1 : rng_.below(kDeclareBads + 3) - 3;
         dc.bad = pick_rank(members);
         const int twin = kLayoutDefs[layout_[static_cast<std::size_t>(dc.li)].kind].twin;
@@ -1043,8 +1060,8 @@ class Sequence {
         call(format("DRI_Transfer_%s(xfer %d \"%s\", dist %d [%s \"%s\" over %s], layout %d [%s], "
                     "%d buffers %s) on %s [%s]",
                     dc.s == 0 ? "send" : "recv", dc.xi, x.name.c_str(), dc.di,
-                    kShapeDefs[d.shape].text, kSpecDefs[d.spec].text, kGroupText[d.group], l,
-                    kLayoutDefs[layout_[static_cast<std::size_t>(l)].kind].text, dc.nbuf,
+                    g_shape_defs[d.shape].text.c_str(), kSpecDefs[d.spec].text, kGroupText[d.group],
+                    l, kLayoutDefs[layout_[static_cast<std::size_t>(l)].kind].text, dc.nbuf,
                     placement(dc.mem, dc.place).c_str(),
                     x.side[dc.s].declared ? "the ranks that declared it" : "the group's members",
                     dc.v < 0 ? "legal arguments" : format(what[dc.v], dc.bad).c_str()));
@@ -1105,7 +1122,7 @@ class Sequence {
     Ring declared_ring(const Dist& d, int layout_slot, int nbuf, int mem, int place, bool sender) {
         const Layout& l = layout_[static_cast<std::size_t>(layout_slot)];
         DRI_Blockinfo bi{};
-        const bool fits = d.h && kLayoutDefs[l.kind].ndims == kShapeDefs[d.shape].ndims;
+        const bool fits = d.h && kLayoutDefs[l.kind].ndims == g_shape_defs[d.shape].ndims;
         if (fits && DRI_Blockinfo_get(d.h, l.h, &bi) != DRI_SUCCESS)
             fail(format("DRI_Blockinfo_get failed: %s", DRI_Last_error_message()));
         Ring r = make_ring(fits ? bi.bytes : 64, nbuf, mem, place, sender);
@@ -1635,7 +1652,7 @@ class Sequence {
 
     enum AllocKind { kAllocRing, kAllocZero, kAllocNegative, kAllocNull, kAllocHuge, kAllocKinds };
 
-    // DRI_Alloc_mem on rank r alone, into its slot i: kMemBytes (room for
+    // DRI_Alloc_mem on rank r alone, into its slot i: g_mem_bytes (room for
     // two rings), or 0 bytes (legal, holds no ring). Bad: -1 bytes
     // (DRI_ERR_ARG), a NULL result (DRI_ERR_NULL), INT64_MAX bytes
     // (DRI_ERR_OVERFLOW): refused on r only.
@@ -1644,7 +1661,7 @@ class Sequence {
         const DRI_Index bytes = v == kAllocZero       ? 0
                                 : v == kAllocNegative ? -1
                                 : v == kAllocHuge     ? INT64_MAX
-                                                      : kMemBytes;
+                                                      : g_mem_bytes;
         const Codes want = v == kAllocNegative ? code(DRI_ERR_ARG)
                            : v == kAllocNull   ? code(DRI_ERR_NULL)
                            : v == kAllocHuge   ? code(DRI_ERR_OVERFLOW)
@@ -1875,7 +1892,7 @@ class Sequence {
 
     void query_gdo(int i) {
         if (i < 0) return;
-        const ShapeDef& d = kShapeDefs[gdo_[static_cast<std::size_t>(i)].shape];
+        const ShapeDef& d = g_shape_defs[gdo_[static_cast<std::size_t>(i)].shape];
         call(format("DRI_Globaldata_get(gdo %d)", i));
         int nd = 0;
         DRI_Index ext[DRI_MAX_DIMS] = {}, eb = 0;
@@ -2315,6 +2332,7 @@ int main(int argc, char** argv) {
     }
     MPI_Comm_size(comm(), &g_size);
     MPI_Comm_rank(comm(), &g_rank);
+    init_shapes();
     Options opt;
     bool seed_given = false;
     if (!parse(argc, argv, opt, seed_given) || g_size > 32) {

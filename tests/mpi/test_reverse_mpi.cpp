@@ -13,6 +13,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstdlib>
 #include <map>
@@ -356,9 +357,10 @@ TEST_CASE("reverse: every process its own padding and order, on both sides") {
 }
 
 TEST_CASE("reverse of a fan-out: every receiving side's copies come back") {
-    const int k = std::min(3, world_size());
+    const int w = world_size(), k = std::min(3, w);
     ReverseCase rc;
-    rc.shape = core::Shape(core::parse_shape("13x10"), core::parse_type("int64"));
+    // A row and a column for every rank, from 13 x 10 up.
+    rc.shape = core::Shape({std::max(13, w), std::max(10, w)}, core::parse_type("int64"));
     rc.send = {"block,whole", core::Layout::packed(2), every_rank()};
     const char* parts[] = {"whole~1:1:wrap,block", "block~2:0:replicate,whole",
                            "cyclic(2)~0:1:zero,whole"};
@@ -382,7 +384,9 @@ TEST_CASE("reverse of a fan-out: every receiving side's copies come back") {
 }
 
 TEST_CASE("reverse: undefined operations and uncommitted transfers are refused") {
-    const core::Shape shape(core::parse_shape("14x12"), core::parse_type("record5"));
+    // A row and a column for every rank, from 14 x 12 up.
+    const int w = world_size();
+    const core::Shape shape({std::max(14, w), std::max(12, w)}, core::parse_type("record5"));
     const SideSpec send{"block,whole", core::Layout::packed(2), every_rank()};
     const SideSpec recv{"whole,block", core::Layout::packed(2), every_rank()};
     dri::Transfer t("not yet");

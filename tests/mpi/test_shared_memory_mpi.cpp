@@ -28,10 +28,14 @@ namespace core = dri::core;
 
 namespace {
 
-// The corner turn of a 24 x 10 int32 matrix over every process of world():
-// row blocks to column blocks, both packed.
+// The corner turn of an int32 matrix over every process of world(): row
+// blocks to column blocks, both packed. 24 x 10, or more where there are
+// more processes, so that every process owns a row and a column.
 struct Turn {
-    dri::GlobalData gd{{24, 10}, dri::Type::int32};
+    static dri::Index nrows() { return std::max(24, world_size()); }
+    static dri::Index ncols() { return std::max(10, world_size()); }
+    const dri::Index R = nrows(), C = ncols();
+    dri::GlobalData gd{{R, C}, dri::Type::int32};
     dri::Group g{world()};
     dri::Distribution rows{gd, dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}), g};
     dri::Distribution cols{gd, dri::Partition({dri::DimPart::whole(), dri::DimPart::block()}), g};
@@ -43,12 +47,12 @@ struct Turn {
     }
     void fill(std::span<int> s, int frame) const {
         for (dri::Index i = 0; i < sb.local_extent[0]; ++i)
-            for (dri::Index j = 0; j < 10; ++j)
-                s[static_cast<std::size_t>(i * 10 + j)] = value(sb.owned_first[0] + i, j, frame);
+            for (dri::Index j = 0; j < C; ++j)
+                s[static_cast<std::size_t>(i * C + j)] = value(sb.owned_first[0] + i, j, frame);
     }
     int wrong(std::span<const int> r, int frame) const {
         int bad = 0;
-        for (dri::Index i = 0; i < 24; ++i)
+        for (dri::Index i = 0; i < R; ++i)
             for (dri::Index j = 0; j < rb.local_extent[1]; ++j)
                 bad += r[static_cast<std::size_t>(i * rb.local_extent[1] + j)] !=
                        value(i, rb.owned_first[1] + j, frame);
@@ -63,7 +67,8 @@ struct Turn {
     // its rule says so.
     static dri::Strategy auto_heap() {
         const int w = world_size();
-        const core::Shape shape({24, 10}, core::ElementType::predefined(core::ElemKind::int32));
+        const core::Shape shape({nrows(), ncols()},
+                                core::ElementType::predefined(core::ElemKind::int32));
         const core::Distribution r(shape, core::parse_partition("block,whole"), w),
             c(shape, core::parse_partition("whole,block"), w);
         std::vector<int> all(static_cast<std::size_t>(w));

@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace dri::test;
 namespace core = dri::core;
 
@@ -139,16 +141,23 @@ TEST_CASE("receive overlap with every edge policy") {
 
 TEST_CASE("block-cyclic records of 7 bytes with padded layouts") {
     const int w = world_size();
-    Scenario sc = make("31x9", "record7", "block,whole", "cyclic(3),whole",
-                       range_of_ranks(0, w - 1), range_of_ranks(0, w - 1));
+    // A cyclic block of 3 rows for every rank, from 31 x 9 up.
+    const int n = std::max(31, 3 * w);
+    const std::string shape = std::to_string(n) + "x9";
+    Scenario sc = make(shape, "record7", "block,whole", "cyclic(3),whole", range_of_ranks(0, w - 1),
+                       range_of_ranks(0, w - 1));
     sc.send_layout = core::Layout::ordered({0, 1}, {0, 3});
     sc.recv_layout = core::Layout::ordered({1, 0}, {2, 1});
     sc.frames = 4;
     check(sc);
-    // And back, to explicit ranges that overlap on the receiving side.
-    Scenario back = make("31x9", "record7", "cyclic(2),whole", "ranges(0:20|10:30),whole",
-                         range_of_ranks(0, w - 1), {0, w - 1});
-    if (w == 1) back.recv_part = core::parse_partition("ranges(3:30),whole");
+    // And back, to explicit ranges that overlap on the receiving side (rows
+    // 0-20 and 10-30 of 31).
+    Scenario back =
+        make(shape, "record7", "cyclic(2),whole",
+             "ranges(0:" + std::to_string(n - 11) + "|10:" + std::to_string(n - 1) + "),whole",
+             range_of_ranks(0, w - 1), {0, w - 1});
+    if (w == 1)
+        back.recv_part = core::parse_partition("ranges(3:" + std::to_string(n - 1) + "),whole");
     if (w == 1) back.recv_ranks = {0};
     back.name = "cyclic to ranges";
     check(back);
@@ -157,7 +166,10 @@ TEST_CASE("block-cyclic records of 7 bytes with padded layouts") {
 TEST_CASE("several transfers coexist and do not interfere") {
     const int w = world_size();
     const auto all = range_of_ranks(0, w - 1);
-    const dri::GlobalData a({24, 10}, dri::Type::int32), b({10, 24}, dri::Type::int32);
+    // 24 x 10 and 10 x 24, or more where there are more ranks, so that every
+    // rank owns a row and a column of each.
+    const dri::Index L = std::max(24, w), S = std::max(10, w);
+    const dri::GlobalData a({L, S}, dri::Type::int32), b({S, L}, dri::Type::int32);
     const dri::Group g(world());
     const dri::Distribution rows_a(
         a, dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}), g);
@@ -177,13 +189,13 @@ TEST_CASE("several transfers coexist and do not interfere") {
     // Fill with the global index, negated for transfer b.
     const auto ba = rows_a.block(packed), bb = rows_b.block(packed);
     for (dri::Index i = 0; i < ba.local_extent[0]; ++i)
-        for (dri::Index j = 0; j < 10; ++j)
-            sa[0][static_cast<std::size_t>(i * 10 + j)] =
-                static_cast<int>((ba.owned_first[0] + i) * 10 + j);
+        for (dri::Index j = 0; j < S; ++j)
+            sa[0][static_cast<std::size_t>(i * S + j)] =
+                static_cast<int>((ba.owned_first[0] + i) * S + j);
     for (dri::Index i = 0; i < bb.local_extent[0]; ++i)
-        for (dri::Index j = 0; j < 24; ++j)
-            sb[0][static_cast<std::size_t>(i * 24 + j)] =
-                -static_cast<int>((bb.owned_first[0] + i) * 24 + j);
+        for (dri::Index j = 0; j < L; ++j)
+            sb[0][static_cast<std::size_t>(i * L + j)] =
+                -static_cast<int>((bb.owned_first[0] + i) * L + j);
     dri::Transfer ta("alpha"), tb("beta");
     ta.send(rows_a, packed, sa);
     ta.recv(cols_a, trans, ra);
@@ -199,16 +211,16 @@ TEST_CASE("several transfers coexist and do not interfere") {
     const auto ca = cols_a.block(trans), cb = cols_b.block(trans);
     int wrong = 0;
     for (dri::Index j = 0; j < ca.local_extent[1]; ++j)
-        for (dri::Index i = 0; i < 24; ++i)
-            wrong += ra[0][static_cast<std::size_t>(j * 24 + i)] !=
-                     static_cast<int>(i * 10 + ca.owned_first[1] + j);
+        for (dri::Index i = 0; i < L; ++i)
+            wrong += ra[0][static_cast<std::size_t>(j * L + i)] !=
+                     static_cast<int>(i * S + ca.owned_first[1] + j);
     for (dri::Index j = 0; j < cb.local_extent[1]; ++j)
-        for (dri::Index i = 0; i < 10; ++i)
-            wrong += rb[0][static_cast<std::size_t>(j * 10 + i)] !=
-                     -static_cast<int>(i * 24 + cb.owned_first[1] + j);
+        for (dri::Index i = 0; i < S; ++i)
+            wrong += rb[0][static_cast<std::size_t>(j * S + i)] !=
+                     -static_cast<int>(i * L + cb.owned_first[1] + j);
     CHECK(wrong == 0);
     // The cheap rule's choice for ordinary memory.
-    const core::Shape shape_a({24, 10}, core::ElementType::predefined(core::ElemKind::int32));
+    const core::Shape shape_a({L, S}, core::ElementType::predefined(core::ElemKind::int32));
     const core::Distribution crows(shape_a, core::parse_partition("block,whole"), w),
         ccols(shape_a, core::parse_partition("whole,block"), w);
     CHECK(ta.chosen_strategy() ==
@@ -220,7 +232,9 @@ TEST_CASE("errors are the same on every rank and leave nothing behind") {
     const int w = world_size();
     const int me = world_rank();
     const dri::Group g(world());
-    const dri::GlobalData gd({12, 8}, dri::Type::float32);
+    // A row for every rank, from 12 x 8 up.
+    const dri::Index R = std::max(12, w);
+    const dri::GlobalData gd({R, 8}, dri::Type::float32);
     const dri::Layout packed = dri::Layout::packed(2);
     const dri::Distribution rows(gd, dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}),
                                  g);
@@ -244,7 +258,7 @@ TEST_CASE("errors are the same on every rank and leave nothing behind") {
         CHECK(same_everywhere(c));
     }
     SUBCASE("the two sides disagree on the shape") {
-        const dri::GlobalData other({8, 12}, dri::Type::float32);
+        const dri::GlobalData other({8, R}, dri::Type::float32);
         const dri::Distribution cols(
             other, dri::Partition({dri::DimPart::whole(), dri::DimPart::block()}), g);
         std::vector<std::vector<float>> rb(
@@ -257,7 +271,7 @@ TEST_CASE("errors are the same on every rank and leave nothing behind") {
         CHECK(same_everywhere(c));
     }
     SUBCASE("distribution creation with different extents on different ranks") {
-        const dri::GlobalData mine({12, me == 0 ? 8 : 9}, dri::Type::float32);
+        const dri::GlobalData mine({R, me == 0 ? 8 : 9}, dri::Type::float32);
         const dri::Errc c = api_code_of([&] {
             dri::Distribution d(mine,
                                 dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}), g);
@@ -361,7 +375,9 @@ TEST_CASE("dri::SharedMemory: moves, explicit free, and a SHARED transfer over a
     // A 2-buffer ring in shared memory, moved into a vector, drives a clique
     // transfer, chosen by the cheap rule (SHARED only when processes read
     // each other) and by measuring (every candidate, SHARED included).
-    const dri::GlobalData gd({12, 8}, dri::Type::int32);
+    // A row and a column for every rank, from 12 x 8 up.
+    const dri::Index R = std::max(12, w), C = std::max(8, w);
+    const dri::GlobalData gd({R, C}, dri::Type::int32);
     const dri::Group g(world());
     const dri::Distribution rows(gd, dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}),
                                  g),
@@ -372,7 +388,7 @@ TEST_CASE("dri::SharedMemory: moves, explicit free, and a SHARED transfer over a
     for (int i = 0; i < 2; ++i)
         ring.emplace_back(static_cast<std::size_t>(sb.bytes));
     std::vector<std::vector<int>> out(2, std::vector<int>(static_cast<std::size_t>(rb.elements())));
-    const core::Shape shape({12, 8}, core::ElementType::predefined(core::ElemKind::int32));
+    const core::Shape shape({R, C}, core::ElementType::predefined(core::ElemKind::int32));
     const core::Distribution crows(shape, core::parse_partition("block,whole"), w),
         ccols(shape, core::parse_partition("whole,block"), w);
     const PairsByNode pairs =
@@ -389,16 +405,16 @@ TEST_CASE("dri::SharedMemory: moves, explicit free, and a SHARED transfer over a
         for (int f = 0; f < 4; ++f) {
             auto in = ring[static_cast<std::size_t>(f % 2)].as<int>();
             for (dri::Index i = 0; i < sb.local_extent[0]; ++i)
-                for (dri::Index j = 0; j < 8; ++j)
-                    in[static_cast<std::size_t>(i * 8 + j)] =
-                        static_cast<int>((sb.owned_first[0] + i) * 10 + j + 1000 * f);
+                for (dri::Index j = 0; j < C; ++j)
+                    in[static_cast<std::size_t>(i * C + j)] =
+                        static_cast<int>((sb.owned_first[0] + i) * C + j + 1000 * f);
             t.execute();
             int wrong = 0;
             const auto& o = out[static_cast<std::size_t>(f % 2)];
             for (dri::Index j = 0; j < rb.local_extent[1]; ++j)
-                for (dri::Index i = 0; i < 12; ++i)
-                    wrong += o[static_cast<std::size_t>(j * 12 + i)] !=
-                             static_cast<int>(i * 10 + rb.owned_first[1] + j + 1000 * f);
+                for (dri::Index i = 0; i < R; ++i)
+                    wrong += o[static_cast<std::size_t>(j * R + i)] !=
+                             static_cast<int>(i * C + rb.owned_first[1] + j + 1000 * f);
             CHECK(wrong == 0);
         }
     }
