@@ -133,19 +133,78 @@ inline void line(const std::byte* s, std::byte* d, Index n, Index ss, Index ds) 
         apply<T, Op>(d + i * ds, s + i * ss);
 }
 
-// The walker: every element of `axes` in axis order, the innermost axis a line.
+// An nx x ny transpose combined: source element (x, y) at s + x*e + y*sy
+// combines into d + x*dx + y*e. Walking either side element by element
+// touches a new cache line (and, in large arrays, a new page) per element:
+// PTRANS's 8000^2 C := A' + C at 2 ranks took 2.2x the time of the same
+// transfer without the add (1.3x with the tiles). So each tile is first
+// transposed by strided_copy's cache-blocked kernel into a stack buffer laid
+// out like the destination, then combined into it by contiguous, vectorised
+// lines. A tile is one source cache line wide (64 / e columns) and up to
+// 256 destination columns long: each source line is read once, and the
+// destination is read in long runs, prefetched while the tile is transposed
+// (a 2000^2 double transpose on one rank: 32 x 32 tiles took 1.13x the time
+// of these without the prefetch, 1.03x with it).
+template <class T, CombineOp Op>
+void transpose_combine(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, Index dx) {
+    constexpr auto e = static_cast<Index>(sizeof(T));
+    constexpr Index tile_x = 64 / e, tile_y = 256;
+    alignas(64) std::byte tmp[tile_x * tile_y * e];
+    for (Index x0 = 0; x0 < nx; x0 += tile_x) {
+        const Index tx = std::min(tile_x, nx - x0);
+        for (Index y0 = 0; y0 < ny; y0 += tile_y) {
+            const Index ty = std::min(tile_y, ny - y0);
+            for (Index x = 0; x < tx; ++x) // the destination lines, wanted next
+                for (Index b = 0; b < ty * e; b += 64)
+                    __builtin_prefetch(d + (x0 + x) * dx + y0 * e + b, 1);
+            const Axis ax[2] = {{tx, e, ty * e}, {ty, sy, e}};
+            strided_copy(s + x0 * e + y0 * sy, tmp, ax, 2, e);
+            for (Index x = 0; x < tx; ++x)
+                line<T, Op>(tmp + x * ty * e, d + (x0 + x) * dx + y0 * e, ty, e, e);
+        }
+    }
+}
+
+// The axes contiguous in the source (x) and in the destination (y) of a
+// transpose whose destination elements are distinct; false for anything
+// else. A destination stride of 0 fixes the order of its combines (see the
+// header), which tiles would change.
+bool transpose_axes(const Axis* axes, int k, Index e, int& x, int& y) {
+    x = y = -1;
+    for (int a = 0; a < k; ++a) {
+        if (axes[a].r == 0 && axes[a].n > 1) return false;
+        if (x < 0 && axes[a].s == e) x = a;
+        if (y < 0 && axes[a].r == e) y = a;
+    }
+    return x >= 0 && y >= 0 && x != y;
+}
+
+// The walker: every element of `axes`, the innermost axis a line, or the
+// tiles of a transpose. Strictly in axis order whenever a destination
+// element repeats.
 template <class T, CombineOp Op>
 void walk(const std::byte* src, std::byte* dst, const Axis* axes, int k) {
     constexpr auto e = static_cast<Index>(sizeof(T));
     if (k == 0) return apply<T, Op>(dst, src);
     const Axis in = axes[k - 1];
-    if (in.s == e && in.r == e)
+    int ax = -1, ay = -1;
+    if (in.s == e && in.r == e) {
         for_each_offset(axes, k - 1,
                         [&](Index so, Index ro) { line<T, Op>(src + so, dst + ro, in.n, e, e); });
-    else
+    } else if (transpose_axes(axes, k, e, ax, ay)) {
+        Axis rest[max_axes];
+        int nr = 0;
+        for (int a = 0; a < k; ++a)
+            if (a != ax && a != ay) rest[nr++] = axes[a];
+        const Axis x = axes[ax], y = axes[ay];
+        for_each_offset(rest, nr, [&](Index so, Index ro) {
+            transpose_combine<T, Op>(src + so, dst + ro, x.n, y.n, y.s, x.r);
+        });
+    } else {
         for_each_offset(axes, k - 1, [&](Index so, Index ro) {
             line<T, Op>(src + so, dst + ro, in.n, in.s, in.r);
         });
+    }
 }
 
 void require_defined(CombineOp op, const ElementType& t) {

@@ -143,6 +143,11 @@ std::vector<Region> regions(Index e) {
         {3, 5, {{5, 6 * e, e}, {6, e, 0}}},                // the same along the inner axis
         {1, 3, {{4, e, 0}, {3, 0, 2 * e}, {5, 4 * e, 0}}}, // both strides 0 somewhere
         {7, 5, {{2, 30 * e, 12 * e}, {3, 10 * e, e}, {4, e, 3 * e}}}, // 3 axes, permuted
+        // Transposes larger than the tiles, with ragged edges: 70 x 45, 9 x 300,
+        // then PTRANS's block-cyclic one (the transposed axes not adjacent).
+        {1, 3, {{70, e, 50 * e}, {45, 71 * e, e}}},
+        {3, 1, {{9, e, 301 * e}, {300, 10 * e, e}}},
+        {3, 1, {{3, 40 * e, 4000 * e}, {40, e, 100 * e}, {2, 8000 * e, 40 * e}, {37, 200 * e, e}}},
     };
 }
 
