@@ -11,17 +11,6 @@ namespace {
 // Tags of the exchange at commit, apart from those of the relay's calls.
 constexpr int outgoing_tag = 7, incoming_tag = 8, outgoing_answer_tag = 9, incoming_answer_tag = 10;
 
-std::vector<std::byte> receive_table(int from, int tag, MPI_Comm comm) {
-    MPI_Message msg = MPI_MESSAGE_NULL;
-    MPI_Status st;
-    check_mpi(MPI_Mprobe(from, tag, comm, &msg, &st), "MPI_Mprobe");
-    int n = 0;
-    check_mpi(MPI_Get_count(&st, MPI_BYTE, &n), "MPI_Get_count");
-    std::vector<std::byte> table(static_cast<std::size_t>(n));
-    check_mpi(MPI_Mrecv(table.data(), n, MPI_BYTE, &msg, MPI_STATUS_IGNORE), "MPI_Mrecv");
-    return table;
-}
-
 bool receive_answer(int from, int tag, MPI_Comm comm) {
     int yes = 0;
     check_mpi(MPI_Recv(&yes, 1, MPI_INT, from, tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");

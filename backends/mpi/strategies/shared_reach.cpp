@@ -55,6 +55,17 @@ std::optional<Ring> map_ring(const std::vector<std::byte>& table, Access access)
     return ring;
 }
 
+std::vector<std::byte> receive_table(int from, int tag, MPI_Comm comm) {
+    MPI_Message msg = MPI_MESSAGE_NULL;
+    MPI_Status st;
+    check_mpi(MPI_Mprobe(from, tag, comm, &msg, &st), "MPI_Mprobe");
+    int n = 0;
+    check_mpi(MPI_Get_count(&st, MPI_BYTE, &n), "MPI_Get_count");
+    std::vector<std::byte> table(static_cast<std::size_t>(n));
+    check_mpi(MPI_Mrecv(table.data(), n, MPI_BYTE, &msg, MPI_STATUS_IGNORE), "MPI_Mrecv");
+    return table;
+}
+
 namespace {
 
 // Collective over comm: which ranks of comm share this process's node.
@@ -99,17 +110,9 @@ std::vector<std::vector<std::byte>> exchange_tables(const core::LocalPlan& plan,
                   "MPI_Isend");
     }
     std::vector<std::vector<std::byte>> tables;
-    for (const core::PeerRegions& p : plan.recvs) {
-        MPI_Message msg = MPI_MESSAGE_NULL;
-        MPI_Status st;
-        check_mpi(MPI_Mprobe(ctx.send_rank.at(static_cast<std::size_t>(p.peer)), table_tag,
-                             ctx.comm, &msg, &st),
-                  "MPI_Mprobe");
-        int n = 0;
-        check_mpi(MPI_Get_count(&st, MPI_BYTE, &n), "MPI_Get_count");
-        std::vector<std::byte>& t = tables.emplace_back(static_cast<std::size_t>(n));
-        check_mpi(MPI_Mrecv(t.data(), n, MPI_BYTE, &msg, MPI_STATUS_IGNORE), "MPI_Mrecv");
-    }
+    for (const core::PeerRegions& p : plan.recvs)
+        tables.push_back(
+            receive_table(ctx.send_rank.at(static_cast<std::size_t>(p.peer)), table_tag, ctx.comm));
     check_mpi(MPI_Waitall(static_cast<int>(sent.size()), sent.data(), MPI_STATUSES_IGNORE),
               "MPI_Waitall");
     return tables;

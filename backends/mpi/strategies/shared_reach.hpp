@@ -42,6 +42,9 @@ std::vector<std::byte> ring_table(const std::vector<std::span<std::byte>>& bufs)
 // nullopt when the table is empty or this process cannot map all of it.
 std::optional<Ring> map_ring(const std::vector<std::byte>& table, Access access = Access::read);
 
+// Receives a table of any length that process `from` sends with `tag`.
+std::vector<std::byte> receive_table(int from, int tag, MPI_Comm comm);
+
 // Collective over ctx.comm: each sender sends its ring table to its
 // receivers and each receiver answers (bytes per process grow with its
 // peers, not with P), then all agree.
