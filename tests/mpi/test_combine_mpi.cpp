@@ -342,6 +342,13 @@ void check_strategies(CombineCase cc, std::span<const S> which = strategies) {
     }
 }
 
+// "RxC" with at least `rows` rows and `cols` columns, and at least one row
+// and one column for every rank.
+std::string grown_shape(int rows, int cols) {
+    const int w = world_size();
+    return std::to_string(std::max(rows, w)) + "x" + std::to_string(std::max(cols, w));
+}
+
 } // namespace
 
 TEST_CASE("combine: every operation and type, every strategy, on a clique with halos") {
@@ -355,8 +362,7 @@ TEST_CASE("combine: every operation and type, every strategy, on a clique with h
     if (!std::getenv("DRI_MEASURE_REPS")) setenv("DRI_MEASURE_REPS", "3", 1);
     const int w = world_size();
     CombineCase cc;
-    // A row and a column for every rank, from 9 x 7 up.
-    cc.shape = std::to_string(std::max(9, w)) + "x" + std::to_string(std::max(7, w));
+    cc.shape = grown_shape(9, 7);
     cc.send = {"block,whole", core::Layout::packed(2), ranks_from(0, w - 1)};
     cc.recv = {{"whole~0:1:wrap,block~1:1:zero", core::Layout::ordered({1, 0}, {0, 1}),
                 ranks_from(0, w - 1)}};
@@ -411,7 +417,7 @@ TEST_CASE("combine: a fan-out whose receiving sides combine differently") {
     CombineCase cc;
     // A row for every sender and a cyclic block of 2 rows for every odd
     // process, a column for every even one, from 10 x 8 up.
-    cc.shape = std::to_string(std::max(10, w)) + "x" + std::to_string(std::max(8, w));
+    cc.shape = grown_shape(10, 8);
     cc.type = "int32";
     cc.send = {"block,whole", core::Layout::packed(2), ranks_from(0, w - 1)};
     std::vector<int> even, odd;
@@ -432,8 +438,7 @@ TEST_CASE("combine: a fan-out whose receiving sides combine differently") {
 TEST_CASE("combine: the reverse of a combining transfer") {
     const int w = world_size();
     CombineCase cc;
-    // A row and a column for every rank, from 14 x 9 up.
-    cc.shape = std::to_string(std::max(14, w)) + "x" + std::to_string(std::max(9, w));
+    cc.shape = grown_shape(14, 9);
     cc.type = "int64";
     cc.send = {"block,whole", core::Layout::packed(2), ranks_from(0, w - 1)};
     cc.recv = {{"whole,block", core::Layout::ordered({1, 0}), ranks_from(0, w - 1)}};
@@ -451,8 +456,7 @@ TEST_CASE("combine: the reverse of a combining transfer") {
 TEST_CASE("combine: undefined operations are refused at commit on every rank") {
     const int w = world_size();
     CombineCase cc;
-    // A row and a column for every rank, from 14 x 8 up.
-    cc.shape = std::to_string(std::max(14, w)) + "x" + std::to_string(std::max(8, w));
+    cc.shape = grown_shape(14, 8);
     cc.send = {"block,whole", core::Layout::packed(2), ranks_from(0, w - 1)};
     cc.recv = {{"whole,block", core::Layout::packed(2), ranks_from(0, w - 1)}};
     cc.strategy = S::p2p;
