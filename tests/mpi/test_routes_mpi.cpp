@@ -1,7 +1,8 @@
 // How P2P routes each side of a message: a side that is one dense range of
 // its buffer goes straight from (or into) the user's buffer, without scratch,
 // even when the other side is strided (the planner then keeps two axes).
-// Scratch is observed through the bytes this process holds (scratch.hpp).
+// Scratch is observed through the bytes this process holds (scratch.hpp),
+// and so is which of it is asked to lie in huge pages (Open MPI's sends).
 #include "core/plan.hpp"
 #include "core/spec.hpp"
 #include "dri/dri.hpp"
@@ -27,14 +28,15 @@ namespace {
 
 const std::vector<dri::Index> extents{8, 16, 64};
 
-// The global row-major index of each cell of a packed block.
-std::vector<double> global_indices(const dri::BlockInfo& b) {
+// The global row-major index of each cell of a packed block of an array of `extents`.
+std::vector<double> global_indices(const dri::BlockInfo& b,
+                                   const std::vector<dri::Index>& ext = extents) {
     std::vector<double> v;
     for (dri::Index i = 0; i < b.local_extent[0]; ++i)
         for (dri::Index j = 0; j < b.local_extent[1]; ++j)
             for (dri::Index k = 0; k < b.local_extent[2]; ++k)
                 v.push_back(static_cast<double>(
-                    ((b.owned_first[0] + i) * extents[1] + b.owned_first[1] + j) * extents[2] +
+                    ((b.owned_first[0] + i) * ext[1] + b.owned_first[1] + j) * ext[2] +
                     b.owned_first[2] + k));
     return v;
 }
@@ -95,6 +97,40 @@ TEST_CASE("a dense receiver side is received into the user's buffer, not unpacke
     const Held h =
         scratch_held(dri::Partition({block, whole, whole}), dri::Partition({whole, whole, block}));
     CHECK(h.receiver == 0);
+}
+
+TEST_CASE("packed messages leave from scratch in huge pages on Open MPI only") {
+    // Every rank sends and receives: sender-strided runs of 512 B, received
+    // dense, so the scratch held is the send scratch alone. At 2 ranks it is
+    // 2 MiB, one huge page; at more ranks it is less and stays normal.
+    const std::vector<dri::Index> ext{64, 64, 256};
+    const dri::GlobalData gd(ext, dri::Type::float64);
+    const dri::Group all(world(), ranks(0, world_size()));
+    const dri::Distribution sd(gd, dri::Partition({block, whole, whole}), all),
+        rd(gd, dri::Partition({whole, whole, block}), all);
+    const dri::Layout packed = dri::Layout::packed(3);
+    std::vector<std::vector<double>> sbuf{global_indices(sd.block(packed), ext)};
+    std::vector<std::vector<double>> rbuf(
+        1, std::vector<double>(static_cast<std::size_t>(rd.block(packed).elements()), -1.0));
+    dri::Transfer t("huge");
+    t.strategy(dri::Strategy::p2p);
+    t.send(sd, packed, sbuf);
+    t.recv(rd, packed, rbuf);
+    const dri::Index held0 = dri::detail::scratch_bytes_held();
+    const dri::Index huge0 = dri::detail::huge_scratch_bytes_held();
+    t.commit();
+    const dri::Index held = dri::detail::scratch_bytes_held() - held0;
+    const dri::Index huge = dri::detail::huge_scratch_bytes_held() - huge0;
+    t.execute();
+    CHECK(rbuf[0] == global_indices(rd.block(packed), ext));
+    const bool open_mpi = dri::detail::mpi_library() == dri::detail::MpiLibrary::open_mpi;
+    CAPTURE(held);
+    if (world_size() == 2) CHECK(held == dri::Index{2} << 20);
+    CHECK(huge == (open_mpi && held >= (dri::Index{2} << 20) ? held : 0));
+    CHECK(dri::detail::send_scratch_pages(dri::detail::MpiLibrary::open_mpi) ==
+          dri::detail::Pages::huge);
+    CHECK(dri::detail::send_scratch_pages(dri::detail::MpiLibrary::mpich) ==
+          dri::detail::Pages::normal);
 }
 
 TEST_CASE("the MPI library is told from its version string") {

@@ -35,6 +35,10 @@ RouteRule route_rule(MpiLibrary lib) {
     return {2048, 2048};
 }
 
+Pages send_scratch_pages(MpiLibrary lib) {
+    return lib == MpiLibrary::open_mpi ? Pages::huge : Pages::normal;
+}
+
 Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_send,
                const RouteRule& rule, core::Index* offset) {
     const auto side = is_send ? core::RegionSide::sender : core::RegionSide::receiver;

@@ -6,6 +6,7 @@
 #include "core/plan.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/runtime/mpi_library.hpp"
+#include "mpi/strategies/scratch.hpp"
 
 #include <mpi.h>
 
@@ -38,6 +39,15 @@ struct RouteRule {
     core::Index recv_datatype_run;
 };
 RouteRule route_rule(MpiLibrary lib);
+
+// The pages of scratch that packed messages leave from. Open MPI 4.1's
+// shared-memory transport copies a large message once, the receiver
+// reading the sender's memory with process_vm_readv, which pins each page
+// it reads: from huge pages that copy ran 2.5x faster (8 MiB, 1.0 against
+// 2.5 ms) and P2P's corner turn 1.13-1.36x. MPICH 4.0 gained nothing, and
+// huge pages make a commit in fresh memory slower, so it keeps the default
+// (docs/concepts.md, "How P2P routes a side").
+Pages send_scratch_pages(MpiLibrary lib);
 
 // The route of one side of a message (is_send: the sender's side): direct
 // when that side is one contiguous range, else by its shortest run; for

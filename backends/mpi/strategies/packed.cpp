@@ -119,7 +119,7 @@ class PackedExecutor final : public CommExecutor {
             sdispls_.assign(soffs.begin(), soffs.end());
             rdispls_.assign(roffs.begin(), roffs.end());
         }
-        sbuf_ = Scratch(stotal);
+        sbuf_ = Scratch(stotal, send_scratch_pages(mpi_library()));
         rbuf_ = Scratch(rtotal);
     }
 

@@ -80,7 +80,7 @@ class ReverseExecutor final : public RequestExecutor {
         }
         own_first_ = own_copies_first();
         targets_.insert(targets_.end(), self_.begin(), self_.end());
-        sbuf_ = Scratch(soff);
+        sbuf_ = Scratch(soff, send_scratch_pages(mpi_library()));
         rbuf_ = Scratch(roff);
         reqs_.assign(ins_.size() + outs_.size(), MPI_REQUEST_NULL);
         done_.assign(reqs_.size(), 0);
