@@ -165,18 +165,12 @@ void transpose_combine(const std::byte* s, std::byte* d, Index nx, Index ny, Ind
     }
 }
 
-// The axes contiguous in the source (x) and in the destination (y) of a
-// transpose whose destination elements are distinct; false for anything
-// else. A destination stride of 0 fixes the order of its combines (see the
-// header), which tiles would change.
-bool transpose_axes(const Axis* axes, int k, Index e, int& x, int& y) {
-    x = y = -1;
-    for (int a = 0; a < k; ++a) {
+// Whether no destination element repeats. A destination stride of 0 fixes
+// the order of its combines (see the header), which tiles would change.
+bool distinct_destination(const Axis* axes, int k) {
+    for (int a = 0; a < k; ++a)
         if (axes[a].r == 0 && axes[a].n > 1) return false;
-        if (x < 0 && axes[a].s == e) x = a;
-        if (y < 0 && axes[a].r == e) y = a;
-    }
-    return x >= 0 && y >= 0 && x != y;
+    return true;
 }
 
 // The walker: every element of `axes`, the innermost axis a line, or the
@@ -187,18 +181,13 @@ void walk(const std::byte* src, std::byte* dst, const Axis* axes, int k) {
     constexpr auto e = static_cast<Index>(sizeof(T));
     if (k == 0) return apply<T, Op>(dst, src);
     const Axis in = axes[k - 1];
-    int ax = -1, ay = -1;
+    TransposeAxes t;
     if (in.s == e && in.r == e) {
         for_each_offset(axes, k - 1,
                         [&](Index so, Index ro) { line<T, Op>(src + so, dst + ro, in.n, e, e); });
-    } else if (transpose_axes(axes, k, e, ax, ay)) {
-        Axis rest[max_axes];
-        int nr = 0;
-        for (int a = 0; a < k; ++a)
-            if (a != ax && a != ay) rest[nr++] = axes[a];
-        const Axis x = axes[ax], y = axes[ay];
-        for_each_offset(rest, nr, [&](Index so, Index ro) {
-            transpose_combine<T, Op>(src + so, dst + ro, x.n, y.n, y.s, x.r);
+    } else if (distinct_destination(axes, k) && split_transpose(axes, k, e, t)) {
+        for_each_offset(t.rest.data(), t.nrest, [&](Index so, Index ro) {
+            transpose_combine<T, Op>(src + so, dst + ro, t.x.n, t.y.n, t.y.s, t.x.r);
         });
     } else {
         for_each_offset(axes, k - 1, [&](Index so, Index ro) {

@@ -267,19 +267,10 @@ void copy_impl(const std::byte* src, std::byte* dst, const Axis* axes, int k, In
         });
         return;
     }
-    int ax = -1, ay = -1; // axes contiguous in the source / in the destination
-    for (int a = 0; a < k; ++a) {
-        if (ax < 0 && axes[a].s == e) ax = a;
-        if (ay < 0 && axes[a].r == e) ay = a;
-    }
-    if (ax >= 0 && ay >= 0 && ax != ay) {
-        Axis rest[max_axes];
-        int nr = 0;
-        for (int a = 0; a < k; ++a)
-            if (a != ax && a != ay) rest[nr++] = axes[a];
-        const Axis& x = axes[ax];
-        const Axis& y = axes[ay];
-        for_each_offset(rest, nr, [&](Index so, Index ro) {
+    if (TransposeAxes t; split_transpose(axes, k, e, t)) {
+        const Axis& x = t.x;
+        const Axis& y = t.y;
+        for_each_offset(t.rest.data(), t.nrest, [&](Index so, Index ro) {
 #if DRI_X86_KERNELS
             if constexpr (E == 4 || E == 8 || E == 16)
                 if (transpose_vector<E>(src + so, dst + ro, x.n, y.n, y.s, x.r, large)) return;
