@@ -44,7 +44,7 @@ RouteRule route_rule(MpiLibrary lib);
 // shared-memory transport copies a large message once, the receiver
 // reading the sender's memory with process_vm_readv, which pins each page
 // it reads: from huge pages that copy ran 2.5x faster (8 MiB, 1.0 against
-// 2.5 ms) and P2P's corner turn 1.13-1.36x. MPICH 4.0 gained nothing, and
+// 2.5 ms) and AUTO's corner turn 1.34x. MPICH 4.0 gained nothing, and
 // huge pages make a commit in fresh memory slower, so it keeps the default
 // (docs/concepts.md, "How P2P routes a side").
 Pages send_scratch_pages(MpiLibrary lib);
