@@ -206,8 +206,9 @@ Outcome run_reverse(const ReverseCase& rc) {
         for_each_element(mine->dist, mine->layout, mine->group.index(),
                          [&](Index off, Index, bool, Index cell) {
                              const T y = copy_value<T>(my_side, mine->group.index(), cell);
-                             dot_forward += load<T>(rbuf + off) * y;
-                             terms_forward += magnitude(load<T>(rbuf + off) * y);
+                             const T term = load<T>(rbuf + off) * y;
+                             dot_forward += term;
+                             terms_forward += magnitude(term);
                              store(rbuf + off, y);
                          });
     }
@@ -238,8 +239,9 @@ Outcome run_reverse(const ReverseCase& rc) {
                 if (!ok && out.error.empty())
                     out.error = "element " + std::to_string(g) + " is wrong after the reverse";
                 if (rc.op == dri::Combine::sum && it != want.end()) {
-                    dot_reverse += element_value<T>(g) * got;
-                    terms_reverse += magnitude(element_value<T>(g) * got);
+                    const T term = element_value<T>(g) * got;
+                    dot_reverse += term;
+                    terms_reverse += magnitude(term);
                 }
             });
     }

@@ -29,8 +29,7 @@ namespace {
 const std::vector<dri::Index> extents{8, 16, 64};
 
 // The global row-major index of each cell of a packed block of an array of `extents`.
-std::vector<double> global_indices(const dri::BlockInfo& b,
-                                   const std::vector<dri::Index>& ext = extents) {
+std::vector<double> global_indices(const dri::BlockInfo& b, const std::vector<dri::Index>& ext) {
     std::vector<double> v;
     for (dri::Index i = 0; i < b.local_extent[0]; ++i)
         for (dri::Index j = 0; j < b.local_extent[1]; ++j)
@@ -48,16 +47,23 @@ std::vector<int> ranks(int first, int count) {
 }
 
 struct Held {
-    dri::Index sender = 0, receiver = 0; // scratch bytes held while committed
+    dri::Index sender = 0, receiver = 0; // scratch bytes held while committed, per role
+    dri::Index total = 0, huge = 0;      // this process's, and how much of it asked for huge pages
 };
 
-// The first half of the ranks send with `send`, the others receive with
-// `recv` (at least 2 ranks: the roles are on different processes), forced P2P; returns the scratch
-// each role's ranks held while the transfer was committed, after checking every received cell.
-Held scratch_held(const dri::Partition& send, const dri::Partition& recv) {
-    const int n = world_size(), senders = n / 2;
-    const dri::GlobalData gd(extents, dri::Type::float64);
-    const dri::Group sg(world(), ranks(0, senders)), rg(world(), ranks(senders, n - senders));
+// Roles of scratch_held: the first half of the ranks send and the others
+// receive (at least 2 ranks), or every rank does both.
+enum class Roles { apart, shared };
+
+// Forced P2P from `send` to `recv` on an array of `ext` doubles; returns the
+// scratch held while the transfer was committed, after checking every
+// received cell (sender and receiver only count where the roles are apart).
+Held scratch_held(const dri::Partition& send, const dri::Partition& recv,
+                  const std::vector<dri::Index>& ext = extents, Roles roles = Roles::apart) {
+    const int n = world_size(), senders = roles == Roles::apart ? n / 2 : n;
+    const dri::GlobalData gd(ext, dri::Type::float64);
+    const dri::Group sg(world(), ranks(0, senders)),
+        rg(world(), roles == Roles::apart ? ranks(senders, n - senders) : ranks(0, n));
     const dri::Layout packed = dri::Layout::packed(3);
     std::optional<dri::Distribution> sd, rd;
     if (sg.contains_me()) sd.emplace(gd, send, sg);
@@ -66,7 +72,7 @@ Held scratch_held(const dri::Partition& send, const dri::Partition& recv) {
     dri::Transfer t("routes");
     t.strategy(dri::Strategy::p2p);
     if (sd) {
-        sbuf.push_back(global_indices(sd->block(packed)));
+        sbuf.push_back(global_indices(sd->block(packed), ext));
         t.send(*sd, packed, sbuf);
     }
     if (rd) {
@@ -74,11 +80,16 @@ Held scratch_held(const dri::Partition& send, const dri::Partition& recv) {
         t.recv(*rd, packed, rbuf);
     }
     const dri::Index before = dri::detail::scratch_bytes_held();
+    const dri::Index huge_before = dri::detail::huge_scratch_bytes_held();
     t.commit();
-    const dri::Index held = dri::detail::scratch_bytes_held() - before;
+    Held h;
+    h.total = dri::detail::scratch_bytes_held() - before;
+    h.huge = dri::detail::huge_scratch_bytes_held() - huge_before;
     t.execute();
-    if (rd) CHECK(rbuf[0] == global_indices(rd->block(packed)));
-    return {sd && !rd ? held : 0, rd && !sd ? held : 0};
+    if (rd) CHECK(rbuf[0] == global_indices(rd->block(packed), ext));
+    h.sender = sd && !rd ? h.total : 0;
+    h.receiver = rd && !sd ? h.total : 0;
+    return h;
 }
 
 const dri::DimPart whole = dri::DimPart::whole(), block = dri::DimPart::block();
@@ -103,26 +114,10 @@ TEST_CASE("packed messages leave from scratch in huge pages on Open MPI only") {
     // Every rank sends and receives: sender-strided runs of 512 B, received
     // dense, so the scratch held is the send scratch alone. At 2 ranks it is
     // 2 MiB, one huge page; at more ranks it is less and stays normal.
-    const std::vector<dri::Index> ext{64, 64, 256};
-    const dri::GlobalData gd(ext, dri::Type::float64);
-    const dri::Group all(world(), ranks(0, world_size()));
-    const dri::Distribution sd(gd, dri::Partition({block, whole, whole}), all),
-        rd(gd, dri::Partition({whole, whole, block}), all);
-    const dri::Layout packed = dri::Layout::packed(3);
-    std::vector<std::vector<double>> sbuf{global_indices(sd.block(packed), ext)};
-    std::vector<std::vector<double>> rbuf(
-        1, std::vector<double>(static_cast<std::size_t>(rd.block(packed).elements()), -1.0));
-    dri::Transfer t("huge");
-    t.strategy(dri::Strategy::p2p);
-    t.send(sd, packed, sbuf);
-    t.recv(rd, packed, rbuf);
-    const dri::Index held0 = dri::detail::scratch_bytes_held();
-    const dri::Index huge0 = dri::detail::huge_scratch_bytes_held();
-    t.commit();
-    const dri::Index held = dri::detail::scratch_bytes_held() - held0;
-    const dri::Index huge = dri::detail::huge_scratch_bytes_held() - huge0;
-    t.execute();
-    CHECK(rbuf[0] == global_indices(rd.block(packed), ext));
+    const Held h =
+        scratch_held(dri::Partition({block, whole, whole}), dri::Partition({whole, whole, block}),
+                     {64, 64, 256}, Roles::shared);
+    const dri::Index held = h.total, huge = h.huge;
     const bool open_mpi = dri::detail::mpi_library() == dri::detail::MpiLibrary::open_mpi;
     CAPTURE(held);
     if (world_size() == 2) CHECK(held == dri::Index{2} << 20);
