@@ -8,6 +8,7 @@
 #include "dri/dri.hpp"
 #include "mpi/runtime/measure_budget.hpp"
 #include "mpi/runtime/mpi_library.hpp"
+#include "mpi/runtime/single_copy.hpp"
 #include "mpi/strategies/messages.hpp"
 #include "mpi/strategies/scratch.hpp"
 #include "mpi_world.hpp"
@@ -128,6 +129,32 @@ TEST_CASE("packed messages leave from scratch in huge pages on Open MPI only") {
           dri::detail::Pages::normal);
 }
 
+TEST_CASE("a dense send is received as a datatype, or read whole from huge pages with CMA") {
+    // Every rank sends a dense 4 MiB piece to each other rank (whole planes
+    // of its buffer), received as runs of `run` doubles: 4 (32 B, shorter
+    // than a datatype takes) or 1024 (8 KiB). The receive scratch is in
+    // small pages, so the bytes in huge pages are the dense sends packed.
+    const dri::Index n = world_size(), piece = dri::Index{4} << 20;
+    const auto rule =
+        dri::detail::route_rule(dri::detail::mpi_library(), dri::detail::single_copy());
+    const bool cma = dri::detail::mpi_library() == dri::detail::MpiLibrary::open_mpi &&
+                     dri::detail::single_copy() == dri::detail::SingleCopy::cma;
+    CHECK(rule.send_dense_packed_from == (cma ? piece : dri::Index{1} << 62));
+    const auto held = [&](dri::Index run) {
+        return scratch_held(dri::Partition({whole, whole, block}),
+                            dri::Partition({block, whole, whole}),
+                            {8 * n, piece / (64 * run), run * n}, Roles::shared);
+    };
+    const Held short_runs = held(4);
+    // Unpacked by dri from receive scratch; sent packed into huge pages
+    // where CMA reads it, else straight from the user's buffer.
+    CHECK(short_runs.huge == (cma ? (n - 1) * piece : 0));
+    CHECK(short_runs.total == (cma ? 2 : 1) * (n - 1) * piece);
+    // Runs of 8 KiB: received as a datatype, sent straight, no scratch.
+    const Held long_runs = held(1024);
+    CHECK(long_runs.total == 0);
+}
+
 TEST_CASE("the MPI library is told from its version string") {
     using dri::detail::library_from_version;
     using dri::detail::MpiLibrary;
@@ -187,11 +214,11 @@ std::pair<Route, Route> routes_of(const SweepRow& row, const dri::detail::RouteR
             dri::detail::route_of(regs, elem, false, rule, &off)};
 }
 
-void check_routes(const std::vector<SweepRow>& rows, dri::detail::MpiLibrary lib) {
+void check_routes(const std::vector<SweepRow>& rows, const dri::detail::RouteRule& rule) {
     for (const SweepRow& row : rows) {
         const std::string name = row.name;
         CAPTURE(name);
-        const auto [s, r] = routes_of(row, dri::detail::route_rule(lib));
+        const auto [s, r] = routes_of(row, rule);
         CHECK(s == row.sender);
         CHECK(r == row.receiver);
     }
@@ -199,35 +226,77 @@ void check_routes(const std::vector<SweepRow>& rows, dri::detail::MpiLibrary lib
 
 } // namespace
 
+// The routes of the sweep's rows that differ per library.
+struct Expected {
+    Route send_4k, send_256k; // a sender side of 4 KiB and 256 KiB runs, received dense
+    Route recv_1k, recv_4k;   // a receiver side of 1 KiB and 4 KiB runs, sent dense
+    Route dense_send;         // a dense sender side of 4 MiB or more, received in 8 B runs
+};
+
 TEST_CASE("the sweep's rows take the routes docs/concepts.md gives, per MPI library") {
     using dri::detail::MpiLibrary;
+    using dri::detail::route_rule;
+    using dri::detail::SingleCopy;
     const Route direct = Route::direct, packed = Route::packed, datatype = Route::datatype;
-    // Runs of 8 B, 1 KiB, 4 KiB and 256 KiB: 2, 256, 1024 and 65536 columns at 2 ranks.
-    const auto rows = [](Route long_runs) {
+    // The sweep's shapes (128 MiB of doubles): runs of 8 B, 1 KiB, 4 KiB and
+    // 256 KiB are 2, 256, 1024 and 65536 columns at 2 ranks, and each
+    // message holds 32 MiB.
+    const auto rows = [&](const Expected& e) {
         return std::vector<SweepRow>{
-            {"sender-strided 8 B", "4x2", "double", "block,whole", "whole,block", "", packed,
+            {"sender-strided 8 B", "8388608x2", "double", "block,whole", "whole,block", "", packed,
              direct},
-            {"sender-strided 1 KiB", "4x256", "double", "block,whole", "whole,block", "", packed,
-             direct},
-            {"sender-strided 4 KiB", "4x1024", "double", "block,whole", "whole,block", "",
-             long_runs, direct},
-            {"sender-strided 256 KiB", "4x65536", "double", "block,whole", "whole,block", "",
-             long_runs, direct},
-            {"receiver-strided 8 B", "4x2", "double", "whole,block", "block,whole", "", direct,
-             packed},
-            {"receiver-strided 4 KiB", "4x1024", "double", "whole,block", "block,whole", "", direct,
-             long_runs},
-            {"receiver-strided 256 KiB", "4x65536", "double", "whole,block", "block,whole", "",
-             direct, long_runs},
-            // A transpose: element-wise on the sender, runs of 256 B on the receiver.
+            {"sender-strided 1 KiB", "65536x256", "double", "block,whole", "whole,block", "",
+             packed, direct},
+            {"sender-strided 4 KiB", "16384x1024", "double", "block,whole", "whole,block", "",
+             e.send_4k, direct},
+            {"sender-strided 256 KiB", "256x65536", "double", "block,whole", "whole,block", "",
+             e.send_256k, direct},
+            {"receiver-strided 8 B", "8388608x2", "double", "whole,block", "block,whole", "",
+             e.dense_send, packed},
+            {"receiver-strided 1 KiB", "65536x256", "double", "whole,block", "block,whole", "",
+             direct, e.recv_1k},
+            {"receiver-strided 4 KiB", "16384x1024", "double", "whole,block", "block,whole", "",
+             direct, e.recv_4k},
+            {"receiver-strided 256 KiB", "256x65536", "double", "whole,block", "block,whole", "",
+             direct, e.recv_4k},
+            // Messages of 4 MiB and of 2 MiB: either side of the dense-send size.
+            {"receiver-strided 8 B, 4 MiB", "1048576x2", "double", "whole,block", "block,whole", "",
+             e.dense_send, packed},
+            {"receiver-strided 8 B, 2 MiB", "524288x2", "double", "whole,block", "block,whole", "",
+             direct, packed},
+            // Transposes, which no side has dense (so at the sweep's size
+            // too): element-wise on the sender, runs of 256 B on the receiver.
             {"corner turn", "64x64", "cfloat", "block,whole", "whole,block", "1,0", packed, packed},
             {"pencil", "16x16x16", "float", "block/1,block/2,whole", "block/1,whole,block/2",
              "0,2,1", packed, packed}};
     };
-    for (MpiLibrary lib : {MpiLibrary::mpich, MpiLibrary::open_mpi}) {
-        CAPTURE(static_cast<int>(lib));
-        check_routes(rows(packed), lib);
+    for (SingleCopy copy :
+         {SingleCopy::unknown, SingleCopy::none, SingleCopy::cma, SingleCopy::other}) {
+        CAPTURE(static_cast<int>(copy));
+        check_routes(rows({packed, datatype, datatype, datatype, direct}),
+                     route_rule(MpiLibrary::mpich, copy));
+        // Open MPI packs a dense send into huge pages only where CMA reads it.
+        const Route dense_send = copy == SingleCopy::cma ? packed : direct;
+        check_routes(rows({packed, packed, datatype, datatype, dense_send}),
+                     route_rule(MpiLibrary::open_mpi, copy));
+        // Unmeasured libraries keep the earlier rule: runs of 2 KiB or more as datatypes.
+        check_routes(rows({datatype, datatype, packed, datatype, direct}),
+                     route_rule(MpiLibrary::other, copy));
     }
-    // Unmeasured libraries keep the earlier rule: runs of 2 KiB or more as datatypes.
-    check_routes(rows(datatype), MpiLibrary::other);
+}
+
+TEST_CASE("the single copy mechanism is told from its name, and Open MPI names it") {
+    using dri::detail::single_copy_from_name;
+    using dri::detail::SingleCopy;
+    CHECK(single_copy_from_name("cma") == SingleCopy::cma);
+    CHECK(single_copy_from_name("none") == SingleCopy::none);
+    CHECK(single_copy_from_name("xpmem") == SingleCopy::other);
+    CHECK(single_copy_from_name("") == SingleCopy::unknown);
+    // Open MPI's shared-memory transport, loaded from 2 processes, has the
+    // variable; MPICH has none.
+    const auto lib = dri::detail::mpi_library();
+    if (lib == dri::detail::MpiLibrary::mpich)
+        CHECK(dri::detail::single_copy() == SingleCopy::unknown);
+    if (lib == dri::detail::MpiLibrary::open_mpi && world_size() >= 2)
+        CHECK(dri::detail::single_copy() != SingleCopy::unknown);
 }

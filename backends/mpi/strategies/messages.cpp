@@ -26,26 +26,59 @@ void unpack_all(const std::byte* in, const std::vector<core::Region>& regs, core
         in += core::unpack_region(in, r, elem, dst);
 }
 
-RouteRule route_rule(MpiLibrary lib) {
+RouteRule route_rule(MpiLibrary lib, SingleCopy copy) {
     constexpr core::Index never = core::Index{1} << 62;
-    // MPICH 4.0 and Open MPI 4.1: a datatype lost to dri's pack kernels at
-    // every run length measured (8 B to 256 KiB), on either side, by up to
-    // 15x (docs/concepts.md). Other libraries keep the earlier 2 KiB rule.
-    if (lib == MpiLibrary::mpich || lib == MpiLibrary::open_mpi) return {never, never};
-    return {2048, 2048};
+    // Other libraries keep the earlier rule: datatypes from 2 KiB runs.
+    if (lib == MpiLibrary::other) return {2048, 2048, 2048, never};
+    // MPICH 4.0 and Open MPI 4.1 (docs/concepts.md has the measurements):
+    // - a dense send received as a datatype from 64 B runs: the library
+    //   unpacks it from its own shared memory while in cache, 1.1-1.5x
+    //   faster than received whole and unpacked from scratch;
+    // - otherwise packing beat a datatype on a strided side (8 B to 256 KiB
+    //   runs), except on MPICH for sender runs from 32 KiB (1.2-1.5x);
+    // - on Open MPI with CMA, a dense send of 4 MiB or more received whole
+    //   went 1.2-1.3x faster from huge pages (tied at 2 MiB, lost at 1 MiB,
+    //   where the scratch gets no huge page; lost without CMA).
+    if (lib == MpiLibrary::mpich) return {32768, never, 64, never};
+    return {never, never, 64, copy == SingleCopy::cma ? core::Index{4} << 20 : never};
 }
 
 Pages send_scratch_pages(MpiLibrary lib) {
     return lib == MpiLibrary::open_mpi ? Pages::huge : Pages::normal;
 }
 
-Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_send,
-               const RouteRule& rule, core::Index* offset) {
+namespace {
+
+// The route of one side by its own runs alone.
+Route own_route(const std::vector<core::Region>& regs, core::Index elem, bool is_send,
+                const RouteRule& rule, core::Index* offset) {
     const auto side = is_send ? core::RegionSide::sender : core::RegionSide::receiver;
     if (core::side_contiguous(regs, elem, side, offset)) return Route::direct;
     const core::Index run = core::shortest_side_run(regs, elem, side);
     return run >= (is_send ? rule.send_datatype_run : rule.recv_datatype_run) ? Route::datatype
                                                                               : Route::packed;
+}
+
+} // namespace
+
+Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_send,
+               const RouteRule& rule, core::Index* offset) {
+    const Route own = own_route(regs, elem, is_send, rule, offset);
+    core::Index other_offset = 0;
+    if (is_send) {
+        // A dense send is read whole by the receiver unless it takes a datatype.
+        const bool read_whole = route_of(regs, elem, false, rule, &other_offset) != Route::datatype;
+        return own == Route::direct && read_whole &&
+                       total_bytes(regs, elem) >= rule.send_dense_packed_from
+                   ? Route::packed
+                   : own;
+    }
+    const bool dense_sender = own_route(regs, elem, true, rule, &other_offset) == Route::direct;
+    return own == Route::packed && dense_sender &&
+                   core::shortest_side_run(regs, elem, core::RegionSide::receiver) >=
+                       rule.recv_datatype_run_from_dense
+               ? Route::datatype
+               : own;
 }
 
 int send_bytes(const std::byte* buf, core::Index bytes, const Datatype& type, int peer,
@@ -78,7 +111,8 @@ Message plan_message(const core::PeerRegions& p, int rank, core::Index elem, boo
     m.rank = rank;
     m.bytes = total_bytes(p.regions, elem);
     m.route = packed ? Route::packed
-                     : route_of(p.regions, elem, is_send, route_rule(mpi_library()), &m.offset);
+                     : route_of(p.regions, elem, is_send, route_rule(mpi_library(), single_copy()),
+                                &m.offset);
     if (m.route == Route::datatype)
         m.type = regions_datatype(p.regions, is_send ? SideOf::sender : SideOf::receiver, elem);
     if (m.route == Route::packed) {

@@ -6,6 +6,7 @@
 #include "core/plan.hpp"
 #include "mpi/datatype.hpp"
 #include "mpi/runtime/mpi_library.hpp"
+#include "mpi/runtime/single_copy.hpp"
 #include "mpi/strategies/scratch.hpp"
 
 #include <mpi.h>
@@ -31,14 +32,26 @@ enum class Route {
     packed,   // through scratch memory, packed/unpacked by our kernels
 };
 
-// From which contiguous run (bytes, after merging the side's own axes) a
-// side travels as an MPI datatype on the user's buffer rather than packed by
-// dri's kernels, per side; measured per library (docs/concepts.md).
+// Which route each side of a message takes, per library (docs/concepts.md,
+// "How P2P routes a side"). Runs are contiguous bytes after merging the
+// side's own axes.
 struct RouteRule {
+    // From which run a side travels as an MPI datatype on the user's buffer
+    // rather than packed by dri's kernels, per side.
     core::Index send_datatype_run;
     core::Index recv_datatype_run;
+    // From which run a receiver side takes a datatype when the sender's side
+    // is dense: the library then pipelines the message through its own
+    // shared memory and unpacks it while it is in cache, rather than copy
+    // it whole into scratch.
+    core::Index recv_datatype_run_from_dense;
+    // From how many bytes a dense sender side is still packed, into send
+    // scratch in huge pages (send_scratch_pages), when the receiver takes the
+    // message contiguous: the library's single copy reads huge pages faster
+    // than the user's, even after the extra copy.
+    core::Index send_dense_packed_from;
 };
-RouteRule route_rule(MpiLibrary lib);
+RouteRule route_rule(MpiLibrary lib, SingleCopy copy);
 
 // The pages of scratch that packed messages leave from. Open MPI 4.1's
 // shared-memory transport copies a large message once, the receiver
@@ -50,7 +63,8 @@ RouteRule route_rule(MpiLibrary lib);
 Pages send_scratch_pages(MpiLibrary lib);
 
 // The route of one side of a message (is_send: the sender's side): direct
-// when that side is one contiguous range, else by its shortest run; for
+// when that side is one contiguous range, else by its shortest run, then
+// adjusted to the other side's route by the rule's last two fields; for
 // Route::direct, *offset is the range's offset in the user's buffer.
 Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_send,
                const RouteRule& rule, core::Index* offset);

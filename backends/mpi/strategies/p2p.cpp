@@ -1,6 +1,6 @@
-// P2P: all receives posted first, each peer packed (only when its side is
-// not contiguous or made of long runs) and sent at once, the self part
-// copied while messages fly, each message unpacked as it arrives.
+// P2P: all receives posted first, each peer's side sent straight, as a
+// datatype or packed (route_of, messages.hpp) and at once, the self part
+// copied while messages fly, each packed message unpacked as it arrives.
 #include "mpi/datatype.hpp"
 #include "mpi/strategies/base.hpp"
 #include "mpi/strategies/messages.hpp"
