@@ -31,15 +31,18 @@ RouteRule route_rule(MpiLibrary lib, SingleCopy copy) {
     // Other libraries keep the earlier rule: datatypes from 2 KiB runs.
     if (lib == MpiLibrary::other) return {2048, 2048, 2048, never};
     // MPICH 4.0 and Open MPI 4.1 (docs/concepts.md has the measurements):
-    // - a dense send received as a datatype from 64 B runs: the library
-    //   unpacks it from its own shared memory while in cache, 1.1-1.5x
-    //   faster than received whole and unpacked from scratch;
+    // - a dense send received as a datatype: the library unpacks each piece
+    //   of it from its own shared memory while in cache, rather than copy it
+    //   whole into scratch and unpack it from there. On Open MPI from 64 B
+    //   runs (1.15-2x faster), on MPICH from 4 KiB (1.05-1.4x; shorter runs
+    //   won or lost by up to 1.2x with the state of the machine);
     // - otherwise packing beat a datatype on a strided side (8 B to 256 KiB
-    //   runs), except on MPICH for sender runs from 32 KiB (1.2-1.5x);
+    //   runs; MPICH's sender datatypes from 32 KiB won by 1.3-1.4x or lost
+    //   by 1.15x with the state of the machine, and by 15x under load);
     // - on Open MPI with CMA, a dense send of 4 MiB or more received whole
     //   went 1.2-1.3x faster from huge pages (tied at 2 MiB, lost at 1 MiB,
     //   where the scratch gets no huge page; lost without CMA).
-    if (lib == MpiLibrary::mpich) return {32768, never, 64, never};
+    if (lib == MpiLibrary::mpich) return {never, never, 4096, never};
     return {never, never, 64, copy == SingleCopy::cma ? core::Index{4} << 20 : never};
 }
 
