@@ -60,7 +60,8 @@ enum class Roles { apart, shared };
 // scratch held while the transfer was committed, after checking every
 // received cell (sender and receiver only count where the roles are apart).
 Held scratch_held(const dri::Partition& send, const dri::Partition& recv,
-                  const std::vector<dri::Index>& ext = extents, Roles roles = Roles::apart) {
+                  const std::vector<dri::Index>& ext = extents, Roles roles = Roles::apart,
+                  dri::Combine op = dri::Combine::replace) {
     const int n = world_size(), senders = roles == Roles::apart ? n / 2 : n;
     const dri::GlobalData gd(ext, dri::Type::float64);
     const dri::Group sg(world(), ranks(0, senders)),
@@ -77,8 +78,10 @@ Held scratch_held(const dri::Partition& send, const dri::Partition& recv,
         t.send(*sd, packed, sbuf);
     }
     if (rd) {
+        // Combined with max, cells below every index become the indices.
         rbuf.emplace_back(static_cast<std::size_t>(rd->block(packed).elements()), -1.0);
         t.recv(*rd, packed, rbuf);
+        if (op != dri::Combine::replace) t.combine(op);
     }
     const dri::Index before = dri::detail::scratch_bytes_held();
     const dri::Index huge_before = dri::detail::huge_scratch_bytes_held();
@@ -153,6 +156,13 @@ TEST_CASE("a dense send is received as a datatype, or read whole from huge pages
     // Runs of 8 KiB: received as a datatype, sent straight, no scratch.
     const Held long_runs = held(1024);
     CHECK(long_runs.total == 0);
+    // Unless the receiver combines: it then receives the message whole
+    // into scratch, and the sender packs it as for short runs.
+    const Held combined =
+        scratch_held(dri::Partition({whole, whole, block}), dri::Partition({block, whole, whole}),
+                     {8 * n, piece / (64 * 1024), 1024 * n}, Roles::shared, dri::Combine::max);
+    CHECK(combined.huge == short_runs.huge);
+    CHECK(combined.total == short_runs.total);
 }
 
 TEST_CASE("the MPI library is told from its version string") {

@@ -109,13 +109,15 @@ bool needs_big(core::Index bytes) {
 }
 
 Message plan_message(const core::PeerRegions& p, int rank, core::Index elem, bool is_send,
-                     core::Index& scratch, bool packed) {
+                     core::Index& scratch, bool combined) {
     Message m;
     m.rank = rank;
     m.bytes = total_bytes(p.regions, elem);
-    m.route = packed ? Route::packed
-                     : route_of(p.regions, elem, is_send, route_rule(mpi_library(), single_copy()),
-                                &m.offset);
+    RouteRule rule = route_rule(mpi_library(), single_copy());
+    if (combined) // received whole: no receiver side is a datatype
+        rule.recv_datatype_run = rule.recv_datatype_run_from_dense = core::Index{1} << 62;
+    m.route =
+        combined && !is_send ? Route::packed : route_of(p.regions, elem, is_send, rule, &m.offset);
     if (m.route == Route::datatype)
         m.type = regions_datatype(p.regions, is_send ? SideOf::sender : SideOf::receiver, elem);
     if (m.route == Route::packed) {

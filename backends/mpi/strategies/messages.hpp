@@ -92,10 +92,12 @@ struct Message {
 };
 
 // The message carrying p's regions to or from `rank` (is_send: this
-// process's side is the regions' sender side) on the route route_of picks,
-// or through scratch when `packed` forces it; a packed message's place in
-// scratch is taken from *scratch (64-byte aligned), which grows.
+// process's side is the regions' sender side) on the route route_of picks.
+// `combined`: the receiver combines the message as it arrives, so receives
+// it whole into scratch, which the sender's route must know too. A packed
+// message's place in scratch is taken from *scratch (64-byte aligned),
+// which grows.
 Message plan_message(const core::PeerRegions& p, int rank, core::Index elem, bool is_send,
-                     core::Index& scratch, bool packed = false);
+                     core::Index& scratch, bool combined = false);
 
 } // namespace dri::detail

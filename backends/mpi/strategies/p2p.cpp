@@ -58,9 +58,10 @@ class P2PExecutor final : public RequestExecutor {
             const int rank = is_send ? ctx.recv_rank.at(static_cast<std::size_t>(p.peer))
                                      : ctx.send_rank.at(static_cast<std::size_t>(p.peer));
             // Combined arrivals cannot land in the user's buffer: such a
-            // message is received into scratch and combined from there.
-            return plan_message(p, rank, elem_size(), is_send, scratch,
-                                !is_send && arrival_.combines());
+            // message is received into scratch and combined from there. A
+            // process that combines routes its sends the same way (its
+            // peers combine too, as far as it can know).
+            return plan_message(p, rank, elem_size(), is_send, scratch, arrival_.combines());
         };
         for (const core::PeerRegions& p : plan.recvs)
             recvs_.push_back(add(p, false, roff));

@@ -67,9 +67,10 @@ class ReverseExecutor final : public RequestExecutor {
     void build(const std::vector<ReversePart>& parts) {
         core::Index soff = 0, roff = 0;
         for (const ReversePart& p : parts) {
+            // Every receiver combines, so reads each message whole.
             for (const core::PeerRegions& peer : p.plan.sends)
                 outs_.push_back(
-                    plan_message(peer, rank_of(p.send_rank, peer), elem_size(), true, soff));
+                    plan_message(peer, rank_of(p.send_rank, peer), elem_size(), true, soff, true));
             // Contributions are combined, not stored: always through scratch.
             for (const core::PeerRegions& peer : p.plan.recvs) {
                 ins_.push_back(
