@@ -143,10 +143,10 @@ TEST_CASE("a dense send is received as a datatype, or read whole from huge pages
     const bool cma = dri::detail::mpi_library() == dri::detail::MpiLibrary::open_mpi &&
                      dri::detail::single_copy() == dri::detail::SingleCopy::cma;
     CHECK(rule.send_dense_packed_from == (cma ? piece : dri::Index{1} << 62));
-    const auto held = [&](dri::Index run) {
+    const auto held = [&](dri::Index run, dri::Combine op = dri::Combine::replace) {
         return scratch_held(dri::Partition({whole, whole, block}),
                             dri::Partition({block, whole, whole}),
-                            {8 * n, piece / (64 * run), run * n}, Roles::shared);
+                            {8 * n, piece / (64 * run), run * n}, Roles::shared, op);
     };
     const Held short_runs = held(4);
     // Unpacked by dri from receive scratch; sent packed into huge pages
@@ -158,9 +158,7 @@ TEST_CASE("a dense send is received as a datatype, or read whole from huge pages
     CHECK(long_runs.total == 0);
     // Unless the receiver combines: it then receives the message whole
     // into scratch, and the sender packs it as for short runs.
-    const Held combined =
-        scratch_held(dri::Partition({whole, whole, block}), dri::Partition({block, whole, whole}),
-                     {8 * n, piece / (64 * 1024), 1024 * n}, Roles::shared, dri::Combine::max);
+    const Held combined = held(1024, dri::Combine::max);
     CHECK(combined.huge == short_runs.huge);
     CHECK(combined.total == short_runs.total);
 }
