@@ -66,22 +66,19 @@ Route own_route(const std::vector<core::Region>& regs, core::Index elem, bool is
 
 Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_send,
                const RouteRule& rule, core::Index* offset) {
-    const Route own = own_route(regs, elem, is_send, rule, offset);
     core::Index other_offset = 0;
-    if (is_send) {
-        // A dense send is read whole by the receiver unless it takes a datatype.
-        const bool read_whole = route_of(regs, elem, false, rule, &other_offset) != Route::datatype;
-        return own == Route::direct && read_whole &&
-                       total_bytes(regs, elem) >= rule.send_dense_packed_from
-                   ? Route::packed
-                   : own;
-    }
-    const bool dense_sender = own_route(regs, elem, true, rule, &other_offset) == Route::direct;
-    return own == Route::packed && dense_sender &&
-                   core::shortest_side_run(regs, elem, core::RegionSide::receiver) >=
-                       rule.recv_datatype_run_from_dense
-               ? Route::datatype
-               : own;
+    const Route send = own_route(regs, elem, true, rule, is_send ? offset : &other_offset);
+    Route recv = own_route(regs, elem, false, rule, is_send ? &other_offset : offset);
+    if (recv == Route::packed && send == Route::direct &&
+        core::shortest_side_run(regs, elem, core::RegionSide::receiver) >=
+            rule.recv_datatype_run_from_dense)
+        recv = Route::datatype;
+    if (!is_send) return recv;
+    // A dense send is read whole by the receiver unless it takes a datatype.
+    return send == Route::direct && recv != Route::datatype &&
+                   total_bytes(regs, elem) >= rule.send_dense_packed_from
+               ? Route::packed
+               : send;
 }
 
 int send_bytes(const std::byte* buf, core::Index bytes, const Datatype& type, int peer,
