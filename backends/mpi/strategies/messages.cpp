@@ -27,9 +27,8 @@ void unpack_all(const std::byte* in, const std::vector<core::Region>& regs, core
 }
 
 RouteRule route_rule(MpiLibrary lib, SingleCopy copy) {
-    constexpr core::Index never = core::Index{1} << 62;
     // Other libraries keep the earlier rule: datatypes from 2 KiB runs.
-    if (lib == MpiLibrary::other) return {2048, 2048, 2048, never};
+    if (lib == MpiLibrary::other) return {2048, 2048, 2048, never_run};
     // MPICH 4.0 and Open MPI 4.1 (docs/concepts.md has the measurements):
     // - a dense send received as a datatype: the library unpacks each piece
     //   of it from its own shared memory while in cache, rather than copy it
@@ -42,8 +41,8 @@ RouteRule route_rule(MpiLibrary lib, SingleCopy copy) {
     // - on Open MPI with CMA, a dense send of 4 MiB or more received whole
     //   went 1.2-1.3x faster from huge pages (tied at 2 MiB, lost at 1 MiB,
     //   where the scratch gets no huge page; lost without CMA).
-    if (lib == MpiLibrary::mpich) return {never, never, 4096, never};
-    return {never, never, 64, copy == SingleCopy::cma ? core::Index{4} << 20 : never};
+    if (lib == MpiLibrary::mpich) return {never_run, never_run, 4096, never_run};
+    return {never_run, never_run, 64, copy == SingleCopy::cma ? core::Index{4} << 20 : never_run};
 }
 
 Pages send_scratch_pages(MpiLibrary lib) {
@@ -112,7 +111,7 @@ Message plan_message(const core::PeerRegions& p, int rank, core::Index elem, boo
     m.bytes = total_bytes(p.regions, elem);
     RouteRule rule = route_rule(mpi_library(), single_copy());
     if (combined) // received whole: no receiver side is a datatype
-        rule.recv_datatype_run = rule.recv_datatype_run_from_dense = core::Index{1} << 62;
+        rule.recv_datatype_run = rule.recv_datatype_run_from_dense = never_run;
     m.route =
         combined && !is_send ? Route::packed : route_of(p.regions, elem, is_send, rule, &m.offset);
     if (m.route == Route::datatype)

@@ -32,6 +32,9 @@ enum class Route {
     packed,   // through scratch memory, packed/unpacked by our kernels
 };
 
+// A run or size no message reaches: a RouteRule field that never applies.
+constexpr core::Index never_run = core::Index{1} << 62;
+
 // Which route each side of a message takes, per library (docs/concepts.md,
 // "How P2P routes a side"). Runs are contiguous bytes after merging the
 // side's own axes.
