@@ -110,10 +110,11 @@ TEST_CASE(
             std::memset(a.get(), 0xCD, bytes);
             std::memset(b.get(), 0xCD, bytes);
             // Source row-major nx fastest (x contiguous); destination y fastest.
-            // Source and destination start on a line or one element after it
-            // (the kernels then peel rows or columns to work on whole lines).
+            // Source and destination start on a line, one element after it, or
+            // 16 bytes after it as a std::vector's do (the kernels then peel
+            // rows or columns to work on whole lines).
             const Axis axes[2] = {{nx, e, ny * e}, {ny, nx * e, e}};
-            for (auto [soff, off] : {std::pair<Index, Index>{0, 0}, {0, e}, {e, 0}}) {
+            for (auto [soff, off] : {std::pair<Index, Index>{0, 0}, {0, e}, {e, 0}, {16, 16}}) {
                 strided_copy(src.get() + soff, a.get() + off, axes, 2, e);
                 strided_copy_reference(src.get() + soff, b.get() + off, axes, 2, e);
                 INFO("elem " << e << ", " << nx << " x " << ny << ", offsets " << soff << " "
