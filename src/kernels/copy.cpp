@@ -72,7 +72,7 @@ void transpose(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, I
 // (rows of 512 bytes, 1 KiB apart), against two concurrent memcpys of the
 // same bytes: 128 rows without the prefetch 1.30-1.51x, with it 1.12-1.25x;
 // with it, 64 rows 1.00-1.06x, 48 rows 1.13-1.17x, 32 rows 1.7x (wall time,
-// medians of 21, variants alternated in one run).
+// medians of 21 of each process's own time, variants alternated in one run).
 // They return false when the CPU or the shape does not suit them.
 constexpr Index nt_threshold = Index{4} << 20;
 constexpr Index block_bytes = 4096;      // of each source row
