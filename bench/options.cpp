@@ -80,8 +80,10 @@ void add_bench_options(CLI::App& app, Options& o) {
     app.add_option("--memory", o.memory,
                    "send buffers: shared (dri::SharedMemory, DRI_Alloc_mem), allocator "
                    "(std::vector with dri::allocator), owned (rings the transfer allocates; "
-                   "other methods use the heap) or heap; the first three give the single copy")
-        ->check(CLI::IsMember({"shared", "allocator", "owned", "heap"}))
+                   "other methods use the heap) or heap (64-byte aligned); the first three "
+                   "give the single copy. vector: both sides plain std::vector memory, as "
+                   "users pass it")
+        ->check(CLI::IsMember({"shared", "allocator", "owned", "heap", "vector"}))
         ->capture_default_str()
         ->group(run);
     app.add_option("--sweep", o.sweep,

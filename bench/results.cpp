@@ -44,6 +44,7 @@ const char* memory_name(const std::string& memory) {
     if (memory == "shared") return "shared (dri::SharedMemory)";
     if (memory == "allocator") return "shared (dri::allocator)";
     if (memory == "owned") return "rings the transfers own (others: heap)";
+    if (memory == "vector") return "std::vector, receive buffers too";
     return "heap";
 }
 

@@ -1,10 +1,14 @@
 // The benchmark's buffer rings, as in real use: n send buffers and n
-// receive buffers (heap, 64-byte aligned). The send memory is what --memory
-// names: node shared memory from dri::SharedMemory (DRI_Alloc_mem, "shared")
-// or from dri::allocator ("allocator"), which give the single copy, or the
-// heap ("heap", and "owned", where the DRI methods send from rings their
-// transfers allocate and the others from the heap). Every method reads
-// send buffer k and writes receive buffer k on its k-th call modulo n.
+// receive buffers. The send memory is what --memory names: node shared
+// memory from dri::SharedMemory (DRI_Alloc_mem, "shared") or from
+// dri::allocator ("allocator"), which give the single copy, or 64-byte
+// aligned heap blocks ("heap", and "owned", where the DRI methods send from
+// rings their transfers allocate and the others from the heap). The receive
+// buffers are 64-byte aligned heap blocks. "vector" makes both sides
+// std::vector memory, wherever the C++ heap puts it (16 bytes past a page
+// for large blocks with glibc): what a user who passes std::vector or NumPy
+// buffers gets. Every method reads send buffer k and writes receive buffer
+// k on its k-th call modulo n.
 #pragma once
 
 #include "problem.hpp"
@@ -45,7 +49,10 @@ class Rings {
   private:
     std::vector<dri::SharedMemory> shared_;
     std::vector<std::vector<std::byte, dri::allocator<std::byte>>> allocated_;
-    std::vector<std::unique_ptr<AlignedBlock>> heap_;
+    std::vector<std::vector<std::byte>> vectors_;
+    std::vector<std::unique_ptr<AlignedBlock>> aligned_;
+    // A new std::vector of `bytes` (at least one, so never a null data()).
+    std::span<std::byte> vector_block(std::size_t bytes);
 };
 
 } // namespace dri::bench
