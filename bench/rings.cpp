@@ -20,9 +20,13 @@ AlignedBlock::~AlignedBlock() {
     std::free(p_);
 }
 
-std::span<std::byte> Rings::vector_block(std::size_t bytes) {
-    vectors_.emplace_back(std::max<std::size_t>(1, bytes)); // never a null data()
-    return {vectors_.back().data(), bytes};
+std::span<std::byte> Rings::heap_block(const std::string& memory, std::size_t bytes) {
+    if (memory == "vector") {
+        vectors_.emplace_back(std::max<std::size_t>(1, bytes)); // never a null data()
+        return {vectors_.back().data(), bytes};
+    }
+    aligned_.push_back(std::make_unique<AlignedBlock>(bytes));
+    return {aligned_.back()->data(), bytes};
 }
 
 Rings::Rings(const Problem& pb, int n, const std::string& memory) {
@@ -35,18 +39,10 @@ Rings::Rings(const Problem& pb, int n, const std::string& memory) {
         } else if (memory == "allocator") {
             allocated_.emplace_back(sbytes);
             send.emplace_back(allocated_.back().data(), sbytes);
-        } else if (memory == "vector") {
-            send.push_back(vector_block(sbytes));
         } else {
-            aligned_.push_back(std::make_unique<AlignedBlock>(sbytes));
-            send.emplace_back(aligned_.back()->data(), sbytes);
+            send.push_back(heap_block(memory, sbytes));
         }
-        if (memory == "vector") {
-            recv.push_back(vector_block(rbytes));
-        } else {
-            aligned_.push_back(std::make_unique<AlignedBlock>(rbytes));
-            recv.emplace_back(aligned_.back()->data(), rbytes);
-        }
+        recv.push_back(heap_block(memory, rbytes));
         // Every send buffer holds frame 0: any buffer checks against the oracle.
         if (pb.me_send < 0 || sbytes == 0) continue;
         if (k == 0)

@@ -51,8 +51,9 @@ class Rings {
     std::vector<std::vector<std::byte, dri::allocator<std::byte>>> allocated_;
     std::vector<std::vector<std::byte>> vectors_;
     std::vector<std::unique_ptr<AlignedBlock>> aligned_;
-    // A new std::vector of `bytes` (at least one, so never a null data()).
-    std::span<std::byte> vector_block(std::size_t bytes);
+    // A new heap buffer of `bytes`: a std::vector's memory for "vector"
+    // (at least one byte, so never a null data()), else a 64-byte aligned block.
+    std::span<std::byte> heap_block(const std::string& memory, std::size_t bytes);
 };
 
 } // namespace dri::bench
