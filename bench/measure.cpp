@@ -2,6 +2,7 @@
 
 #include "probe.hpp"
 #include "simulate.hpp"
+#include "trace.hpp"
 
 #include <cstdio>
 
@@ -27,11 +28,16 @@ struct Driver {
     void call() { m.run(calls++ % n); }
 };
 
-double timed_call(Driver& d, MPI_Comm comm) {
+// The slowest rank's time of one call; with a trace, each rank's row of it.
+double timed_call(Driver& d, MPI_Comm comm, Trace* trace = nullptr, int rep = -1) {
+    if (trace) trace->begin();
     MPI_Barrier(comm);
+    if (trace) trace->start();
     const double t0 = MPI_Wtime();
     d.call();
-    return slowest(MPI_Wtime() - t0, comm);
+    const double mine = MPI_Wtime() - t0;
+    if (trace) trace->end(d.m.name, rep, mine);
+    return slowest(mine, comm);
 }
 
 // The first mismatch on any rank, on every rank ("" when all are right).
@@ -82,11 +88,13 @@ std::vector<Timings> measure(std::vector<Method>& methods, const Problem& pb, Ri
             drivers[i].call();
         if (methods[i].check) t.error = check(drivers[i], pb, rings);
     }
+    Trace trace(o.trace, pb.comm);
     for (int rep = 0; rep < o.reps; ++rep) {
         if (o.progress && pb.rank == 0 && o.reps >= 10 && rep % (o.reps / 5) == 0)
             std::fprintf(stderr, "dri-bench: rep %d/%d\n", rep, o.reps);
         for (std::size_t i = 0; i < methods.size(); ++i)
-            out[i].reps.push_back(timed_call(drivers[i], pb.comm));
+            out[i].reps.push_back(
+                timed_call(drivers[i], pb.comm, trace.on() ? &trace : nullptr, rep));
     }
     return out;
 }

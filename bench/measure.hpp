@@ -23,6 +23,7 @@ struct Timings {
 struct MeasureOptions {
     int reps = 10, warmup = 2;
     bool progress = true; // rank 0 reports reps on stderr
+    std::string trace;    // --trace: the CSV file of every timed rep per rank ("": none)
 };
 
 // Collective over the problem's communicator.

@@ -110,6 +110,12 @@ void add_bench_options(CLI::App& app, Options& o) {
     app.add_option("--json", o.json, "write the results as JSON (one document)")->group("Output");
     app.add_option("--csv", o.csv, "write the results as CSV (one row per method)")
         ->group("Output");
+    app.add_option("--trace", o.trace,
+                   "write every timed rep of every method, per rank, as CSV: its time split "
+                   "around the MPI calls (before the first wait: packing; in MPI; after: "
+                   "unpacking), its page faults and context switches, and the machine's "
+                   "compaction and huge-page counters over the rep")
+        ->group("Output");
 }
 
 } // namespace
@@ -132,6 +138,8 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
             throw CLI::ValidationError("--send and --recv", "give both, or a --scenario");
         if (o.sweep == "ranks-per-node" && !(o.send_ranks.empty() && o.recv_ranks.empty()))
             throw CLI::ValidationError("--sweep ranks-per-node", "excludes rank lists");
+        if (o.sweep != "none" && !o.trace.empty())
+            throw CLI::ValidationError("--trace", "traces one run: not with --sweep");
         if (o.halo >= 0 && o.scenario != "halo" && o.scenario != "reverse_halo")
             throw CLI::ValidationError("--halo", "applies to --scenario halo and reverse_halo");
         if ((!o.grid.empty() || app.count("--nb")) && o.scenario != "ptrans")

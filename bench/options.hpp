@@ -24,6 +24,7 @@ struct Options {
     std::string sweep = "none";    // none | sizes | ranks-per-node
     std::string combine = "none";  // none | sum | max | min: the receivers combine (DRI only)
     std::string json, csv;
+    std::string trace;             // --trace: every timed rep per rank, as CSV (trace.hpp)
     bool count_messages = false;   // one more call per method with the PMPI counter on
     std::vector<std::string> argv; // the full command line, recorded in the JSON
 };

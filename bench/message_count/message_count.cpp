@@ -1,7 +1,8 @@
-// The PMPI wrappers of dri-message-count (message_count.h says what counts).
-// Each wrapper forwards to its PMPI_ name first; only when counting is on
-// does it look at the arguments, so a program linked with the library and
-// not counting pays one branch per call.
+// The PMPI wrappers of dri-message-count (message_count.h says what counts
+// and what --trace times). Each wrapper forwards to its PMPI_ name first;
+// only when counting is on does it look at the arguments, and only when
+// tracing is on does it read the clock, so a program linked with the
+// library and doing neither pays two branches per call.
 #include "message_count.h"
 
 #include <mpi.h>
@@ -24,6 +25,31 @@ struct PersistentSend {
     long long bytes;
 };
 std::map<MPI_Request, PersistentSend> persistent_sends;
+
+bool tracing = false;
+dri_mpi_trace trace{0, -1, 0};
+double trace_start = 0;
+
+// Adds the time of the MPI call it spans to the trace; a completion call
+// (wait, test) marks the first one after the reset.
+class Timed {
+  public:
+    explicit Timed(bool completion) : completion_(completion), t0_(tracing ? PMPI_Wtime() : 0) {}
+    ~Timed() {
+        if (!tracing) return;
+        if (completion_ && trace.to_first_completion < 0) {
+            trace.to_first_completion = t0_ - trace_start;
+            trace.in_mpi_before_completion = trace.in_mpi;
+        }
+        trace.in_mpi += PMPI_Wtime() - t0_;
+    }
+    Timed(const Timed&) = delete;
+    Timed& operator=(const Timed&) = delete;
+
+  private:
+    bool completion_;
+    double t0_;
+};
 
 // Which node each world rank is on, as MPI_Comm_split_type reports nodes.
 void learn_nodes() {
@@ -159,6 +185,21 @@ void dri_message_count_reset(void) {
     totals = dri_message_counts{};
 }
 
+int dri_mpi_trace_enable(int on) {
+    const int was = tracing ? 1 : 0;
+    tracing = on != 0;
+    return was;
+}
+
+void dri_mpi_trace_reset(void) {
+    trace = dri_mpi_trace{0, -1, 0};
+    trace_start = PMPI_Wtime();
+}
+
+void dri_mpi_trace_get(dri_mpi_trace* t) {
+    if (t != nullptr) *t = trace;
+}
+
 int MPI_Init(int* argc, char*** argv) {
     return after_init(PMPI_Init(argc, argv));
 }
@@ -177,6 +218,7 @@ int MPI_Finalize(void) {
 #define DRI_COUNTED_SEND(NAME, COUNT)                                                              \
     int MPI_##NAME(const void* buf, COUNT count, MPI_Datatype type, int dest, int tag,             \
                    MPI_Comm comm) {                                                                \
+        const Timed timed(false);                                                                  \
         const int rc = PMPI_##NAME(buf, count, type, dest, tag, comm);                             \
         if (rc == MPI_SUCCESS) count_send(comm, dest, bytes_of(count, type));                      \
         return rc;                                                                                 \
@@ -184,6 +226,7 @@ int MPI_Finalize(void) {
 #define DRI_COUNTED_ISEND(NAME, COUNT)                                                             \
     int MPI_##NAME(const void* buf, COUNT count, MPI_Datatype type, int dest, int tag,             \
                    MPI_Comm comm, MPI_Request* req) {                                              \
+        const Timed timed(false);                                                                  \
         const int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                        \
         if (rc == MPI_SUCCESS) count_send(comm, dest, bytes_of(count, type));                      \
         return rc;                                                                                 \
@@ -224,6 +267,7 @@ DRI_REMEMBERED_SEND_INIT(Bsend_init_c, MPI_Count)
 #endif
 
 int MPI_Start(MPI_Request* req) {
+    const Timed timed(false);
     const MPI_Request r = *req;
     const int rc = PMPI_Start(req);
     if (rc == MPI_SUCCESS) count_start(r);
@@ -231,6 +275,7 @@ int MPI_Start(MPI_Request* req) {
 }
 
 int MPI_Startall(int n, MPI_Request reqs[]) {
+    const Timed timed(false);
     const std::vector<MPI_Request> r(reqs, reqs + (n > 0 ? n : 0));
     const int rc = PMPI_Startall(n, reqs);
     if (rc == MPI_SUCCESS)
@@ -246,6 +291,7 @@ int MPI_Request_free(MPI_Request* req) {
 
 int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                  MPI_Datatype rtype, MPI_Comm comm) {
+    const Timed timed(false);
     const int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         count_collective(comm, [&](int) { return bytes_of(scount, stype); });
@@ -255,6 +301,7 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
 int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
                   void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
                   MPI_Comm comm) {
+    const Timed timed(false);
     const int rc =
         PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
@@ -265,6 +312,7 @@ int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MP
 int MPI_Alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
                   const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],
                   const MPI_Datatype rtypes[], MPI_Comm comm) {
+    const Timed timed(false);
     const int rc =
         PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
@@ -274,6 +322,7 @@ int MPI_Alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
 
 int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
+    const Timed timed(false);
     const int rc = PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         count_collective(comm, [&](int) { return bytes_of(scount, stype); });
@@ -283,6 +332,7 @@ int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, 
 int MPI_Ialltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
                    void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
                    MPI_Comm comm, MPI_Request* req) {
+    const Timed timed(false);
     const int rc =
         PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
@@ -294,6 +344,7 @@ int MPI_Ialltoallw(const void* sbuf, const int scounts[], const int sdispls[],
                    const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
                    const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                    MPI_Request* req) {
+    const Timed timed(false);
     const int rc =
         PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
@@ -304,6 +355,7 @@ int MPI_Ialltoallw(const void* sbuf, const int scounts[], const int sdispls[],
 #if MPI_VERSION >= 4
 int MPI_Alltoall_c(const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf,
                    MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm) {
+    const Timed timed(false);
     const int rc = PMPI_Alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         count_collective(comm, [&](int) { return bytes_of(scount, stype); });
@@ -313,6 +365,7 @@ int MPI_Alltoall_c(const void* sbuf, MPI_Count scount, MPI_Datatype stype, void*
 int MPI_Alltoallv_c(const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
                     MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[],
                     const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
+    const Timed timed(false);
     const int rc =
         PMPI_Alltoallv_c(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
@@ -323,6 +376,7 @@ int MPI_Alltoallv_c(const void* sbuf, const MPI_Count scounts[], const MPI_Aint 
 int MPI_Alltoallw_c(const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
                     const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[],
                     const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
+    const Timed timed(false);
     const int rc =
         PMPI_Alltoallw_c(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
@@ -332,6 +386,7 @@ int MPI_Alltoallw_c(const void* sbuf, const MPI_Count scounts[], const MPI_Aint 
 
 int MPI_Ialltoall_c(const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf,
                     MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
+    const Timed timed(false);
     const int rc = PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         count_collective(comm, [&](int) { return bytes_of(scount, stype); });
@@ -342,6 +397,7 @@ int MPI_Ialltoallv_c(const void* sbuf, const MPI_Count scounts[], const MPI_Aint
                      MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[],
                      const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm,
                      MPI_Request* req) {
+    const Timed timed(false);
     const int rc =
         PMPI_Ialltoallv_c(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
@@ -353,6 +409,7 @@ int MPI_Ialltoallw_c(const void* sbuf, const MPI_Count scounts[], const MPI_Aint
                      const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[],
                      const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                      MPI_Request* req) {
+    const Timed timed(false);
     const int rc = PMPI_Ialltoallw_c(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
                                      comm, req);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
@@ -360,5 +417,75 @@ int MPI_Ialltoallw_c(const void* sbuf, const MPI_Count scounts[], const MPI_Aint
     return rc;
 }
 #endif
+
+// Receives, probes and completions: timed only (receives are not counted).
+#define DRI_TIMED_IRECV(NAME, COUNT)                                                               \
+    int MPI_##NAME(void* buf, COUNT count, MPI_Datatype type, int source, int tag, MPI_Comm comm,  \
+                   MPI_Request* req) {                                                             \
+        const Timed timed(false);                                                                  \
+        return PMPI_##NAME(buf, count, type, source, tag, comm, req);                              \
+    }
+#define DRI_TIMED_RECV(NAME, COUNT)                                                                \
+    int MPI_##NAME(void* buf, COUNT count, MPI_Datatype type, int source, int tag, MPI_Comm comm,  \
+                   MPI_Status* status) {                                                           \
+        const Timed timed(true);                                                                   \
+        return PMPI_##NAME(buf, count, type, source, tag, comm, status);                           \
+    }
+DRI_TIMED_IRECV(Irecv, int)
+DRI_TIMED_RECV(Recv, int)
+#if MPI_VERSION >= 4
+DRI_TIMED_IRECV(Irecv_c, MPI_Count)
+DRI_TIMED_RECV(Recv_c, MPI_Count)
+#endif
+
+int MPI_Wait(MPI_Request* req, MPI_Status* status) {
+    const Timed timed(true);
+    return PMPI_Wait(req, status);
+}
+
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+    const Timed timed(true);
+    return PMPI_Waitall(n, reqs, statuses);
+}
+
+int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
+    const Timed timed(true);
+    return PMPI_Waitany(n, reqs, index, status);
+}
+
+int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+    const Timed timed(true);
+    return PMPI_Waitsome(n, reqs, outcount, indices, statuses);
+}
+
+int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
+    const Timed timed(true);
+    return PMPI_Test(req, flag, status);
+}
+
+int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+    const Timed timed(true);
+    return PMPI_Testall(n, reqs, flag, statuses);
+}
+
+int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+    const Timed timed(true);
+    return PMPI_Testany(n, reqs, index, flag, status);
+}
+
+int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+    const Timed timed(true);
+    return PMPI_Testsome(n, reqs, outcount, indices, statuses);
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+    const Timed timed(true);
+    return PMPI_Mprobe(source, tag, comm, message, status);
+}
+
+int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+    const Timed timed(true);
+    return PMPI_Mrecv(buf, count, type, message, status);
+}
 
 } // extern "C"
