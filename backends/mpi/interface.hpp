@@ -60,6 +60,12 @@ std::shared_ptr<TransferImpl> make_transfer(std::string name);
 enum class RoleKind { send, recv };
 void declare_role(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
                   const LayoutImpl& layout, std::span<const std::span<std::byte>> buffers);
+// Remembers that this process refused a declaration of the role for `e`
+// (TransferImpl::refused): the declarations above do it themselves; a
+// binding that refuses the role's arguments before calling them (a ring of
+// no buffers, a negative size) does it too.
+void remember_refusal(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
+                      const core::Error& e);
 void set_strategy(TransferImpl& t, Strategy s);
 // Before commit, on a process with a receiving role: elements arriving there
 // are combined into its cells with `op` (REPLACE: stored, the default).

@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -56,6 +57,18 @@ struct Role {
     // The ring, when the transfer allocated it (declared by length): freed
     // with the transfer.
     std::vector<SharedBuffer> owned;
+    // Which ring this is, shared by a forward and its reverses (never 0):
+    // buffers of an empty block have no bytes that could overlap, yet are
+    // still the same buffers of the same ring.
+    std::uint64_t ring_id = 0;
+};
+
+// A buffer a reorganization has in flight: its bytes, and its place in its
+// ring (ring 0: none).
+struct BusyBuffer {
+    std::span<const std::byte> bytes;
+    std::uint64_t ring = 0;
+    int index = -1;
 };
 
 struct TransferImpl;
@@ -84,6 +97,16 @@ struct TransferImpl {
     // The DRI_Alloc_mem allocations the rings lie in, kept from being freed
     // while the transfer is committed, whatever its strategy.
     std::vector<SharedBlock*> pinned;
+    // A declaration of a role this process refused (a buffer too small,
+    // bad strides...), by role (0 send, 1 receive), until that role is
+    // declared: its commit then fails with that error on every process
+    // instead of leaving the others to find a role missing, or to wait.
+    struct Refusal {
+        core::Errc code = core::Errc::success;
+        std::string message;
+        std::shared_ptr<const DistributionImpl> dist; // whose parent the commit runs over
+    };
+    Refusal refused[2];
     // Once committed: every side of the name, from which its reverse is
     // planned (null for a reverse transfer). recv_side, set by each commit
     // after the rendezvous: the receiving side this process is in (-1: none).
@@ -92,7 +115,7 @@ struct TransferImpl {
     // The family of rings it shares, and the buffers it has in flight (from
     // DRI_Do or start until complete; empty otherwise), under its mutex.
     std::shared_ptr<RingFamily> family;
-    std::span<const std::byte> busy_send, busy_recv;
+    BusyBuffer busy_send, busy_recv;
 
     TransferImpl();
     ~TransferImpl();
@@ -103,7 +126,8 @@ struct TransferImpl {
     // Pins the DRI_Alloc_mem allocations its rings lie in (at commit).
     void pin_rings();
     // The communicator of the transfer's groups, over which a commit of this
-    // transfer alone is collective; MPI_COMM_NULL while it declares no role.
+    // transfer alone is collective (of a refused role's group too);
+    // MPI_COMM_NULL while it declares no role and none was refused.
     MPI_Comm parent() const;
 };
 

@@ -94,7 +94,7 @@ void check_reverse(const TransferImpl& f, core::CombineOp op) {
 }
 
 Role swapped_role(const Role& r) {
-    return Role{r.dist, r.layout, r.buffers, 0, {}}; // the forward owns the ring
+    return Role{r.dist, r.layout, r.buffers, 0, {}, r.ring_id}; // the forward owns the ring
 }
 
 // Collective over comm: every process passed the same operation, else

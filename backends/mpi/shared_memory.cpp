@@ -123,15 +123,24 @@ bool within(const std::byte* p, Index bytes, const std::byte* base, Index size) 
            a - lo <= static_cast<std::uintptr_t>(size - bytes);
 }
 
-void* shared_alloc(Index bytes) {
+namespace {
+
+void* allocate_for(Index bytes, Releaser owner) {
     if (bytes < 0) core::fail(Errc::arg, "DRI_Alloc_mem: negative size " + std::to_string(bytes));
     if (bytes > INT64_MAX - page_size())
         core::fail(Errc::overflow, "DRI_Alloc_mem: " + std::to_string(bytes) + " bytes do not fit");
     std::unique_ptr<SharedBlock> b = allocate(bytes);
+    b->library_owned = owner == Releaser::library;
     std::lock_guard<std::mutex> lock(mutex);
     std::byte* p = b->base;
     blocks()[p] = std::move(b);
     return p;
+}
+
+} // namespace
+
+void* shared_alloc(Index bytes) {
+    return allocate_for(bytes, Releaser::user);
 }
 
 void shared_free(void* base) {
@@ -142,6 +151,10 @@ void shared_free(void* base) {
         if (it == blocks().end() || it->second->doomed)
             core::fail(Errc::arg, "DRI_Free_mem: the address was not returned by DRI_Alloc_mem "
                                   "(or is already freed)");
+        if (it->second->library_owned)
+            core::fail(Errc::arg, "DRI_Free_mem: the address is a buffer of a ring the library "
+                                  "allocated (a transfer declared with a ring length, or a "
+                                  "DRI-1.0 reorganization); it lives as long as its owner");
         if (it->second->users > 0)
             core::fail(Errc::state, "DRI_Free_mem: a committed transfer still uses the memory; "
                                     "destroy it first");
@@ -150,12 +163,13 @@ void shared_free(void* base) {
     release(*doomed);
 }
 
-void shared_free_when_unused(void* base) noexcept {
+void shared_free_when_unused(void* base, Releaser who) noexcept {
     std::unique_ptr<SharedBlock> doomed;
     {
         std::lock_guard<std::mutex> lock(mutex);
         auto it = blocks().find(static_cast<const std::byte*>(base));
         if (it == blocks().end()) return;
+        if (it->second->library_owned && who != Releaser::library) return;
         if (it->second->users > 0) {
             it->second->doomed = true;
             return;
@@ -165,10 +179,14 @@ void shared_free_when_unused(void* base) noexcept {
     release(*doomed);
 }
 
+SharedBuffer shared_owned(Index bytes) {
+    return SharedBuffer(static_cast<std::byte*>(allocate_for(bytes, Releaser::library)));
+}
+
 std::vector<SharedBuffer> shared_ring(int n, Index bytes) {
     std::vector<SharedBuffer> ring;
     for (int i = 0; i < n; ++i)
-        ring.emplace_back(static_cast<std::byte*>(shared_alloc(bytes)));
+        ring.push_back(shared_owned(bytes));
     return ring;
 }
 

@@ -43,6 +43,10 @@ struct SharedBlock {
     SegmentId id;              // id.fd < 0: ordinary memory, not shareable
     int users = 0;             // committed transfers relying on it
     bool doomed = false;       // freed by its owner while in use: goes at users == 0
+    // Allocated by the library for a ring it owns (shared_ring): only that
+    // owner frees it; DRI_Free_mem and the C++ and Python releases refuse
+    // or ignore it, as they would any address DRI_Alloc_mem did not return.
+    bool library_owned = false;
 };
 
 // True when [p, p + bytes) lies inside [base, base + size).
@@ -52,18 +56,26 @@ bool within(const std::byte* p, core::Index bytes, const std::byte* base, core::
 // node can map. Throws Errc::arg / overflow / no_memory.
 void* shared_alloc(core::Index bytes);
 // Local: frees an allocation. Refused (Errc::state) while a committed
-// transfer uses it; Errc::arg when `base` is not one.
+// transfer uses it; Errc::arg when `base` is not one, is already freed, or
+// is a buffer of a ring the library owns.
 void shared_free(void* base);
-// For owners that cannot report an error (the C++ allocator, Python arrays):
-// frees now, or, while a committed transfer uses it, when the last one lets
-// go. Unknown addresses are ignored.
-void shared_free_when_unused(void* base) noexcept;
+// Who releases an allocation: its user, or the library object that owns a
+// ring (the only one that may release that ring's buffers).
+enum class Releaser { user, library };
+// For owners that cannot report an error (the C++ allocator, Python arrays,
+// library-owned rings): frees now, or, while a committed transfer uses it,
+// when the last one lets go. Unknown addresses, and the user's release of a
+// library-owned buffer, are ignored.
+void shared_free_when_unused(void* base, Releaser who = Releaser::user) noexcept;
 
-// Owns one allocation; frees it as shared_free_when_unused does.
+// Owns one allocation of a library-owned ring; frees it as
+// shared_free_when_unused does.
 struct SharedDeleter {
-    void operator()(std::byte* p) const noexcept { shared_free_when_unused(p); }
+    void operator()(std::byte* p) const noexcept { shared_free_when_unused(p, Releaser::library); }
 };
 using SharedBuffer = std::unique_ptr<std::byte, SharedDeleter>;
+// One allocation a library object owns (library_owned).
+SharedBuffer shared_owned(core::Index bytes);
 // Rings a library object allocates for its user (transfer-owned rings,
 // DRI-1.0 reorganizations): n buffers of `bytes` each.
 std::vector<SharedBuffer> shared_ring(int n, core::Index bytes);

@@ -8,6 +8,8 @@
 #include "mpi/strategies/executor.hpp"
 #include "mpi/strategies/progress.hpp"
 
+#include <atomic>
+#include <cstdint>
 #include <utility>
 
 namespace dri::detail {
@@ -57,8 +59,10 @@ Role make_role(const TransferImpl& t, std::shared_ptr<const DistributionImpl> d,
                            " has " + std::to_string(buffers[i].size()) +
                            " bytes but the block needs " + std::to_string(need));
     }
+    static std::atomic<std::uint64_t> rings{0};
     return Role{
-        std::move(d), l, std::vector<std::span<std::byte>>(buffers.begin(), buffers.end()), 0, {}};
+        std::move(d), l,      std::vector<std::span<std::byte>>(buffers.begin(), buffers.end()), 0,
+        {},           ++rings};
 }
 
 const char* role_name(RoleKind kind) {
@@ -69,13 +73,18 @@ std::byte* current(std::optional<Role>& r) {
     return r ? r->buffers[static_cast<std::size_t>(r->current)].data() : nullptr;
 }
 
-std::span<const std::byte> current_span(const std::optional<Role>& r) {
-    return r ? r->buffers[static_cast<std::size_t>(r->current)] : std::span<const std::byte>{};
+BusyBuffer current_busy(const std::optional<Role>& r) {
+    if (!r) return {};
+    return {r->buffers[static_cast<std::size_t>(r->current)], r->ring_id, r->current};
 }
 
-bool overlap(std::span<const std::byte> a, std::span<const std::byte> b) {
-    return !a.empty() && !b.empty() && a.data() < b.data() + b.size() &&
-           b.data() < a.data() + a.size();
+// The same buffer of the same ring (whatever its size: an empty block's
+// too), or bytes both reach.
+bool overlap(const BusyBuffer& a, const BusyBuffer& b) {
+    if (a.ring != 0 && a.ring == b.ring && a.index == b.index) return true;
+    const std::span<const std::byte> x = a.bytes, y = b.bytes;
+    return !x.empty() && !y.empty() && x.data() < y.data() + y.size() &&
+           y.data() < x.data() + x.size();
 }
 
 } // namespace
@@ -109,11 +118,11 @@ void ready(const TransferImpl& t, bool want_in_flight) {
 // after checking that its forward or reverse does not have one of them in
 // flight: refused (DRI_ERR_STATE) before anything is touched.
 void claim_buffers(TransferImpl& t) {
-    const std::span<const std::byte> mine[2] = {current_span(t.send), current_span(t.recv)};
+    const BusyBuffer mine[2] = {current_busy(t.send), current_busy(t.recv)};
     std::lock_guard<std::mutex> lock(t.family->mutex);
     for (const TransferImpl* o : t.family->members) {
         if (o == &t) continue;
-        for (const std::span<const std::byte> theirs : {o->busy_send, o->busy_recv})
+        for (const BusyBuffer& theirs : {o->busy_send, o->busy_recv})
             for (int k = 0; k < 2; ++k)
                 if (overlap(mine[k], theirs))
                     core::fail(Errc::state,
@@ -194,6 +203,8 @@ void TransferImpl::pin_rings() {
 MPI_Comm TransferImpl::parent() const {
     if (send) return send->dist->group->parent;
     if (recv) return recv->dist->group->parent;
+    for (const Refusal& r : refused)
+        if (r.dist) return r.dist->group->parent;
     return MPI_COMM_NULL;
 }
 
@@ -219,21 +230,53 @@ std::optional<Role>& free_slot(TransferImpl& t, RoleKind kind, const Distributio
 
 } // namespace
 
+void remember_refusal(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
+                      const core::Error& e) {
+    // A role already declared stands: declaring it again is the error alone.
+    const bool declared = kind == RoleKind::send ? t.send.has_value() : t.recv.has_value();
+    if (!t.committed && !declared && dist)
+        t.refused[kind == RoleKind::send ? 0 : 1] = {e.code(), e.what(), std::move(dist)};
+}
+
+namespace {
+
+// Declares a role with `make`, remembering a refusal of its arguments for
+// the commit (TransferImpl::refused); a later declaration of the role that
+// succeeds forgets it. Refusals of the call itself (no DRI, a bad handle, a
+// role declared twice) are not remembered: the role is not in question.
+template <class Make>
+void declare_with(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
+                  Make make) {
+    std::optional<Role>& slot = free_slot(t, kind, dist.get());
+    try {
+        slot = make(dist);
+    } catch (const core::Error& e) {
+        remember_refusal(t, kind, std::move(dist), e);
+        throw;
+    }
+    t.refused[kind == RoleKind::send ? 0 : 1] = {};
+}
+
+} // namespace
+
 void declare_role(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
                   const LayoutImpl& layout, std::span<const std::span<std::byte>> buffers) {
-    std::optional<Role>& slot = free_slot(t, kind, dist.get());
-    slot = make_role(t, std::move(dist), layout.layout, buffers, role_name(kind));
+    declare_with(t, kind, std::move(dist), [&](std::shared_ptr<const DistributionImpl> d) {
+        return make_role(t, std::move(d), layout.layout, buffers, role_name(kind));
+    });
 }
 
 void declare_owned_role(TransferImpl& t, RoleKind kind,
                         std::shared_ptr<const DistributionImpl> dist, const LayoutImpl& layout,
                         int nbuf) {
-    std::optional<Role>& slot = free_slot(t, kind, dist.get());
-    const Index bytes = block_bytes(t, *dist, layout.layout, role_name(kind));
-    check_ring_length(t, nbuf < 0 ? 0 : static_cast<std::size_t>(nbuf), role_name(kind));
-    std::vector<SharedBuffer> ring = shared_ring(nbuf, bytes);
-    slot = make_role(t, std::move(dist), layout.layout, spans_of(ring, bytes), role_name(kind));
-    slot->owned = std::move(ring);
+    declare_with(t, kind, std::move(dist), [&](std::shared_ptr<const DistributionImpl> d) {
+        const Index bytes = block_bytes(t, *d, layout.layout, role_name(kind));
+        check_ring_length(t, nbuf < 0 ? 0 : static_cast<std::size_t>(nbuf), role_name(kind));
+        std::vector<SharedBuffer> ring = shared_ring(nbuf, bytes);
+        Role r = make_role(t, std::move(d), layout.layout, spans_of(ring, bytes), role_name(kind));
+        r.owned = std::move(ring);
+        return r;
+    });
 }
 
 std::span<std::byte> ring_buffer(const TransferImpl& t, RoleKind kind, int k) {

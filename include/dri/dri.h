@@ -53,7 +53,7 @@ extern "C" {
 #define DRI_ERR_MISMATCH 15        /**< sides disagree on shape or element type */
 #define DRI_ERR_NO_PARTNER 16      /**< a transfer name has no partner at commit */
 #define DRI_ERR_DUPLICATE 17       /**< role or name declared twice */
-#define DRI_ERR_BUFFER 18          /**< NULL buffer */
+#define DRI_ERR_BUFFER 18          /**< unusable buffer: NULL (Python: not an array, read-only) */
 #define DRI_ERR_BUFFER_SIZE 19     /**< buffer smaller than required */
 #define DRI_ERR_BUFFER_COUNT 20    /**< wrong number of buffers */
 #define DRI_ERR_STATE 21           /**< object in the wrong state for this call */
@@ -63,6 +63,7 @@ extern "C" {
 #define DRI_ERR_MPI 25             /**< an MPI call failed */
 #define DRI_ERR_NO_MEMORY 26       /**< allocation failed */
 #define DRI_ERR_INTERNAL 27        /**< library invariant violated (a bug) */
+#define DRI_ERR_STRATEGY 28        /**< the strategy forced does not apply to this transfer */
 
 #define DRI_MAX_DIMS 8
 #define DRI_UNBOUNDED INT64_MAX /**< max block extent without limit */
@@ -331,8 +332,11 @@ DRI_API int DRI_Transfer_set_strategy(DRI_Transfer xfer, DRI_Strategy strategy);
  * system, even when the process is killed. */
 DRI_API int DRI_Alloc_mem(DRI_Index bytes, void** base);
 /** Local: frees memory from DRI_Alloc_mem. Refused (DRI_ERR_STATE, nothing
- * freed) while a committed transfer uses it; DRI_ERR_ARG for an address
- * DRI_Alloc_mem did not return. DRI_Finalize does not free it. */
+ * freed) while a committed transfer uses it. DRI_ERR_ARG, nothing freed,
+ * for any address DRI_Alloc_mem did not return: NULL, an address inside an
+ * allocation, memory already freed (freeing twice), and the buffers of a
+ * ring the transfer owns (DRI_Transfer_buffer), which live as long as the
+ * transfer. DRI_Finalize does not free it. */
 DRI_API int DRI_Free_mem(void* base);
 
 /** Which ring DRI_Transfer_buffer names. */
@@ -340,7 +344,10 @@ typedef enum DRI_Role { DRI_ROLE_SEND = 0, DRI_ROLE_RECV = 1 } DRI_Role;
 /** Buffer k of the transfer's ring for `role` (its address, and its size in
  * `bytes` unless NULL). A role declared with buffers == NULL and sizes ==
  * NULL has a ring of nbuf buffers the transfer allocated in node shared
- * memory, one block each; they live as long as the transfer. Local call. */
+ * memory, one block each; they live as long as the transfer, and
+ * DRI_Free_mem refuses them (DRI_ERR_ARG). Local call: DRI_ERR_ARG for k
+ * outside [0, nbuf) or an unknown role, DRI_ERR_STATE when the transfer has
+ * not declared that role. */
 DRI_API int DRI_Transfer_buffer(DRI_Transfer xfer, DRI_Role role, int k, void** base,
                                 DRI_Index* bytes);
 /** The strategy a committed transfer runs (what AUTO or MEASURE chose). */

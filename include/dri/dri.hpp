@@ -53,6 +53,7 @@ enum class Errc : int {
     mpi = DRI_ERR_MPI,
     no_memory = DRI_ERR_NO_MEMORY,
     internal = DRI_ERR_INTERNAL,
+    strategy = DRI_ERR_STRATEGY,
 };
 
 class DRI_API Error : public std::runtime_error {

@@ -38,8 +38,10 @@ void check_shape(const py::array& a, const BlockInfo& b, const std::string& what
 }
 
 // Dimensions of extent 0 or 1 have no meaningful stride (NumPy normalizes
-// them freely); the others must be the layout's.
+// them freely); the others must be the layout's. A zero-size array has no
+// element to place, and NumPy gives a fresh one any strides (1.24: all 0).
 void check_strides(const py::array& a, const BlockInfo& b, const std::string& what) {
+    if (a.size() == 0) return;
     std::vector<Index> have, need;
     bool ok = true;
     for (py::ssize_t d = 0; d < a.ndim(); ++d) {

@@ -183,6 +183,12 @@ void bind_comm(py::module_& m) {
         g_mpi_ours = false;
     });
     m.def("_mpi_initialized", &mpi_initialized);
+    // Ends every process of the job (python -m dri): the others may be
+    // waiting for this one in a collective call. Without MPI there is no
+    // job to end, and the caller exits alone.
+    m.def("_mpi_abort", [](int code) {
+        if (mpi_initialized()) MPI_Abort(MPI_COMM_WORLD, code);
+    });
     m.def("_check_mpi4py", &check_mpi4py);
     m.def("mpi_library_version", &mpi_library_version,
           "MPI_Get_library_version of the MPI library dri runs on (the whole text,\n"

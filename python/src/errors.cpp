@@ -43,8 +43,9 @@ constexpr CodeName codes[] = {
     {DRI_ERR_MPI, "ERR_MPI"},
     {DRI_ERR_NO_MEMORY, "ERR_NO_MEMORY"},
     {DRI_ERR_INTERNAL, "ERR_INTERNAL"},
+    {DRI_ERR_STRATEGY, "ERR_STRATEGY"},
 };
-static_assert(std::size(codes) == DRI_ERR_INTERNAL + 1, "one entry per DRI_ERR_* code");
+static_assert(std::size(codes) == DRI_ERR_STRATEGY + 1, "one entry per DRI_ERR_* code");
 
 // Raises dri.Error(code, message). The class is looked up on each error
 // (errors are rare) so that the module holds no Python object past the

@@ -95,7 +95,8 @@ class PySharedMemory {
     // Local: frees now, refused while arrays still view the memory (then it
     // goes with the last of them).
     void free() {
-        memory();
+        // Freeing twice is ERR_ARG, as DRI_Free_mem's (docs/errors.md).
+        if (!a_) throw Error(Errc::arg, "SharedMemory.free: already freed");
         if (a_.use_count() > 1)
             throw Error(Errc::state, "SharedMemory.free: arrays (or a transfer holding them) "
                                      "still view the memory; it is freed with the last of them");

@@ -111,6 +111,32 @@ def test_rings_are_read_only_tuples_filled_in_place(comm):
             np.testing.assert_array_equal(received, full[:, c0:c1 + 1])
 
 
+def test_zero_size_block_takes_any_strides(comm):
+    """A zero-size block has no element to place: any array of its shape and
+    dtype is accepted, whatever its strides (NumPy 1.24 gives a fresh one
+    all 0). Refusing it on that rank alone left the others in commit."""
+    n = max(comm.size - 1, 1)  # from 2 ranks on, the last holds no row
+    data = dri.GlobalData((n, 3), np.float64)
+    rows = dri.Distribution(data, "block[0:],whole", comm)
+    cols = dri.Distribution(data, "whole,block[0:]", comm)
+    rl, cl = dri.Layout.packed(2), dri.Layout.ordered([1, 0])
+    rshape, cshape = rows.block(rl).shape, cols.block(cl).shape
+    src = np.zeros(rshape)
+    dst = np.zeros(cshape, order="F")
+    if src.size == 0:  # as NumPy 1.24 makes it, or forced where it does not
+        src = np.lib.stride_tricks.as_strided(np.zeros(1), rshape, (0,) * 2)
+    with dri.Transfer("empty rows") as t:
+        t.send(rows, rl, [src])
+        t.recv(cols, cl, [dst])
+        t.commit()
+        first, last = block_range(n, comm.size, comm.rank)
+        c0, c1 = block_range(3, comm.size, comm.rank)
+        full = frame((n, 3), 0, np.float64)
+        src[...] = full[first:last + 1]
+        t.execute()
+        np.testing.assert_array_equal(dst, full[:, c0:c1 + 1])
+
+
 @pytest.mark.parametrize("dtype,hint", [
     (np.float16, "a.view(np.uint16)"), (np.bool_, "a.view(np.uint8)"),
     (np.dtype(">f8"), "newbyteorder"), (np.longdouble, "np.dtype('V")])

@@ -33,7 +33,7 @@
     X(15, mismatch, "DRI_ERR_MISMATCH", "the two sides disagree on shape or element type")         \
     X(16, no_partner, "DRI_ERR_NO_PARTNER", "transfer has no partner")                             \
     X(17, duplicate, "DRI_ERR_DUPLICATE", "duplicate role or name")                                \
-    X(18, buffer, "DRI_ERR_BUFFER", "NULL buffer")                                                 \
+    X(18, buffer, "DRI_ERR_BUFFER", "unusable buffer")                                             \
     X(19, buffer_size, "DRI_ERR_BUFFER_SIZE", "buffer too small")                                  \
     X(20, buffer_count, "DRI_ERR_BUFFER_COUNT", "wrong number of buffers")                         \
     X(21, state, "DRI_ERR_STATE", "object in the wrong state for this call")                       \
@@ -43,7 +43,8 @@
       "ranks passed inconsistent arguments to a collective call")                                  \
     X(25, mpi, "DRI_ERR_MPI", "an MPI call failed")                                                \
     X(26, no_memory, "DRI_ERR_NO_MEMORY", "out of memory")                                         \
-    X(27, internal, "DRI_ERR_INTERNAL", "internal error")
+    X(27, internal, "DRI_ERR_INTERNAL", "internal error")                                          \
+    X(28, strategy, "DRI_ERR_STRATEGY", "the requested strategy does not apply to this transfer")
 
 namespace dri::core {
 

@@ -311,7 +311,7 @@ int main(int argc, char** argv) {
         } else {
             /* Some pair crosses nodes: SHARED refuses on every process,
              * HYBRID copies within nodes and sends messages across. */
-            EXPECT(DRI_Transfer_commit(st) == DRI_ERR_BUFFER);
+            EXPECT(DRI_Transfer_commit(st) == DRI_ERR_STRATEGY);
             OK(DRI_Transfer_set_strategy(st, DRI_STRATEGY_HYBRID));
             OK(DRI_Transfer_commit(st));
         }

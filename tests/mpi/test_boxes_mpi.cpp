@@ -111,7 +111,7 @@ std::string run_case(const core::Shape& shape, const SideCase& snd, const SideCa
         else
             dri::commit(test::world(), {});
     } catch (const dri::Error& e) {
-        if (applies || e.code() != dri::Errc::buffer) throw;
+        if (applies || e.code() != dri::Errc::strategy) throw;
         return err;
     }
     if (!sd && !rd) return err;

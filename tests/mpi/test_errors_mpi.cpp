@@ -466,7 +466,7 @@ TEST_CASE("DRI_Alloc_mem, DRI_Free_mem: local calls with local errors; SHARED's 
         OK(DRI_Transfer_set_strategy(plain, DRI_STRATEGY_SHARED));
         OK(turn.send(plain));
         OK(turn.recv(plain));
-        EXPECT_CODE_ALL(DRI_Transfer_commit(plain), DRI_ERR_BUFFER);
+        EXPECT_CODE_ALL(DRI_Transfer_commit(plain), DRI_ERR_STRATEGY);
         CHECK(std::string(DRI_Last_error_message()).find("DRI_Alloc_mem") != std::string::npos);
     }
     turn.use_shared();
@@ -485,6 +485,75 @@ TEST_CASE("DRI_Alloc_mem, DRI_Free_mem: local calls with local errors; SHARED's 
             CHECK(turn.wrong(f) == 0);
         }
     } // destroyed: the memory may now be freed (by ~Turn)
+}
+
+// Issue 43: DRI_Free_mem returned success on an owned ring's buffer, the
+// transfer then wrote into freed memory and its destruction freed it again.
+TEST_CASE("DRI_Free_mem refuses a buffer of a ring the transfer owns, before and after commit") {
+    Turn turn;
+    Xfer t;
+    OK(DRI_Transfer_create("owned", &t));
+    OK(DRI_Transfer_send(t, turn.rows, turn.row_major, 2, nullptr, nullptr));
+    OK(turn.recv(t));
+    void* ring[2] = {nullptr, nullptr};
+    for (int k = 0; k < 2; ++k) {
+        OK(DRI_Transfer_buffer(t, DRI_ROLE_SEND, k, &ring[k], nullptr));
+        EXPECT_CODE(DRI_Free_mem(ring[k]), DRI_ERR_ARG);
+        CHECK(std::string(DRI_Last_error_message()).find("lives as long as its owner") !=
+              std::string::npos);
+    }
+    OK(DRI_Transfer_commit(t));
+    for (int f = 0; f < 4; ++f) {
+        EXPECT_CODE(DRI_Free_mem(ring[f % 2]), DRI_ERR_ARG);
+        dri::SharedMemory::deallocate(ring[f % 2]); // cannot report: ignored
+        turn.sp = static_cast<float*>(ring[f % 2]);
+        turn.fill(f);
+        OK(DRI_Do(t));
+        CHECK(turn.wrong(f) == 0);
+    }
+} // the transfer frees its ring, once
+
+// A declaration refused on one rank (a buffer too small) used to surface at
+// commit as DRI_ERR_NO_PARTNER elsewhere, or, when that was the rank's only
+// role, to leave the others waiting in commit: the refusal is remembered
+// and fails the commit on every rank with the refusing rank's own error.
+TEST_CASE("a role refused on one rank fails the commit on every rank with that rank's error") {
+    const int me = world_rank(), last = world_size() - 1;
+    Turn turn;
+    const DRI_Index too_small[1] = {turn.si.bytes - 1};
+    for (const bool only_role : {false, true}) {
+        CAPTURE(only_role);
+        Xfer t;
+        OK(DRI_Transfer_create("refused", &t));
+        if (me == last) {
+            EXPECT_CODE(DRI_Transfer_send(t, turn.rows, turn.row_major, 1, turn.sbuf, too_small),
+                        DRI_ERR_BUFFER_SIZE);
+            if (!only_role) OK(turn.recv(t));
+        } else {
+            OK(turn.send(t));
+            OK(turn.recv(t));
+        }
+        EXPECT_CODE_ALL(DRI_Transfer_commit(t), DRI_ERR_BUFFER_SIZE);
+        const std::string msg = DRI_Last_error_message();
+        CHECK_MESSAGE(msg.find("refused a role") != std::string::npos, msg);
+        CHECK_MESSAGE(
+            msg.find("has " + std::to_string(too_small[0]) + " bytes") != std::string::npos, msg);
+    }
+    // Declared again, correctly: the refusal is forgotten.
+    Xfer t;
+    OK(DRI_Transfer_create("refused, then declared", &t));
+    if (me == last)
+        EXPECT_CODE(DRI_Transfer_send(t, turn.rows, turn.row_major, 1, turn.sbuf, too_small),
+                    DRI_ERR_BUFFER_SIZE);
+    if (me == last)
+        EXPECT_CODE(DRI_Transfer_send(t, turn.rows, turn.row_major, 0, turn.sbuf, turn.ssize),
+                    DRI_ERR_BUFFER_COUNT);
+    OK(turn.send(t));
+    OK(turn.recv(t));
+    OK(DRI_Transfer_commit(t));
+    turn.fill(0);
+    OK(DRI_Do(t));
+    CHECK(turn.wrong(0) == 0);
 }
 
 // DRI_ERR_NOT_INITIALIZED (calls before DRI_Init and after DRI_Finalize) is

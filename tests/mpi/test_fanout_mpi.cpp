@@ -72,7 +72,7 @@ std::string run_fanout(const Fanout& f) {
     try {
         part ? dri::commit(world(), {&t}) : dri::commit(world(), {});
     } catch (const dri::Error& e) {
-        if (applies(f, sides) || e.code() != dri::Errc::buffer) throw;
+        if (applies(f, sides) || e.code() != dri::Errc::strategy) throw;
         return {};
     }
     if (!applies(f, sides)) return "a forced strategy committed where it cannot apply";

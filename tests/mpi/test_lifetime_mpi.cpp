@@ -386,6 +386,11 @@ struct Side {
     // slot and place holding its ring, -1: the heap.
     std::vector<int> mem, place;
     int skipped_rank = -1; // a member did not declare: the commit is NO_PARTNER
+    // Ranks that refused a declaration of the role and have not declared it
+    // since, and the codes it was refused with: their commit of the
+    // transfer fails with one of them, on every rank.
+    Mask refused = 0;
+    Codes refusal = 0;
     Ring ring;
     bool in_mem(int r) const { return !mem.empty() && mem[static_cast<std::size_t>(r)] >= 0; }
     bool any_mem() const {
@@ -937,6 +942,13 @@ class Sequence {
         }
     };
 
+    // Whether a declaration refused with `got` is remembered for the commit:
+    // refusals of its arguments are, those of the call itself (a stale
+    // handle, a role declared twice, a committed transfer) are not.
+    static bool remembered(Codes got) {
+        return !(got & (code(DRI_ERR_HANDLE) | code(DRI_ERR_DUPLICATE) | code(DRI_ERR_STATE)));
+    }
+
     // What DRI_Transfer_send / _recv returns on rank r.
     Codes declare_outcome(const Declaration& dc, int r) const {
         const Xfer& x = xfer_[static_cast<std::size_t>(dc.xi)];
@@ -1096,8 +1108,18 @@ class Sequence {
         Side& side = xfer_[static_cast<std::size_t>(dc.xi)].side[dc.s];
         const Dist& d = dist_[static_cast<std::size_t>(dc.di)];
         Mask ok = 0;
-        for (int r = 0; r < g_size; ++r)
-            if (has(dc.callers, r) && declare_outcome(dc, r) == kOk) ok |= bit_of(r);
+        for (int r = 0; r < g_size; ++r) {
+            if (!has(dc.callers, r)) continue;
+            const Codes got = declare_outcome(dc, r);
+            if (got == kOk) {
+                ok |= bit_of(r);
+            } else if (remembered(got) && !has(side.declared, r)) {
+                side.refused |= bit_of(r);
+                side.refusal |= got;
+            }
+        }
+        side.refused &= ~ok;
+        if (!side.refused) side.refusal = 0;
         if (!ok) return;
         side.declared |= ok;
         side.shape = d.shape, side.spec = d.spec, side.group = d.group;
@@ -1213,7 +1235,7 @@ class Sequence {
     // A forced SHARED applies when every pair of different processes that
     // exchanges data can use the single copy (or when no process reads from
     // another); a forced HYBRID when some pair can. Otherwise
-    // DRI_ERR_BUFFER. Only asked of transfers that pass validation (the
+    // DRI_ERR_STRATEGY. Only asked of transfers that pass validation (the
     // sides fit each other).
     Codes build(const Xfer& x) const {
         const int s = agreed_strategy(x);
@@ -1221,7 +1243,7 @@ class Sequence {
         if (validation(x)) return 0;
         const Pairs p = pairs(x);
         const bool applies = s == DRI_STRATEGY_SHARED ? p.messages == 0 : p.copies > 0;
-        return applies ? 0 : code(DRI_ERR_BUFFER);
+        return applies ? 0 : code(DRI_ERR_STRATEGY);
     }
 
     // The strategy a successful commit of x runs: as forced; AUTO's the
@@ -1287,12 +1309,14 @@ class Sequence {
         return list;
     }
 
-    // What each rank's own checks find (agreed before anything else).
-    Codes local_checks(const std::vector<int>& list) const {
+    // What rank r's own checks find (agreed before anything else).
+    Codes local_checks(const std::vector<int>& list, int r) const {
         Codes c = 0;
         std::vector<std::string> names;
         for (int xi : list) {
             const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+            for (const Side& side : x.side)
+                if (has(side.refused, r)) c |= side.refusal;
             if (x.committed || x.roles() == 0) c |= code(DRI_ERR_STATE);
             if (std::find(names.begin(), names.end(), x.name) != names.end())
                 c |= code(DRI_ERR_DUPLICATE);
@@ -1320,8 +1344,17 @@ class Sequence {
         const int stale = pick_dead(xfer_);
         if ((v == kStaleOnOne || v == kStaleEverywhere) && stale < 0) v = -1;
         const Mask roles0 = xs.size() == 1 ? xfer_[static_cast<std::size_t>(xs[0])].roles() : 0;
-        const bool alone =
-            xs.size() == 1 && v < 0 && (roles0 == all_ranks() || roles0 == 0) && rng_.percent(50);
+        // Alone, a rank with no role commits over the group of a role it
+        // refused, else fails at once: a refusal on some ranks only would
+        // leave them waiting for the others.
+        const Mask refused0 = xs.size() == 1
+                                  ? xfer_[static_cast<std::size_t>(xs[0])].side[0].refused |
+                                        xfer_[static_cast<std::size_t>(xs[0])].side[1].refused
+                                  : 0;
+        const bool alone = xs.size() == 1 && v < 0 &&
+                           (roles0 == all_ranks() ||
+                            (roles0 == 0 && (refused0 == 0 || refused0 == all_ranks()))) &&
+                           rng_.percent(50);
         Codes want = 0;
         bool others_fail = false; // a rank other than `bad` fails its own checks
         for (int r = 0; r < g_size; ++r) {
@@ -1329,7 +1362,7 @@ class Sequence {
                 want |= code(DRI_ERR_ARG);
             else if ((v == kStaleOnOne && r == bad) || v == kStaleEverywhere)
                 want |= code(DRI_ERR_HANDLE);
-            else if (const Codes c = local_checks(commit_list(xs, r, v == kTwice)); c)
+            else if (const Codes c = local_checks(commit_list(xs, r, v == kTwice), r); c)
                 want |= c, others_fail = true;
         }
         if (v == kNullComm) want = code(DRI_ERR_GROUP);

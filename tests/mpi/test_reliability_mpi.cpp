@@ -285,7 +285,7 @@ TEST_CASE("Messages name what is wrong, once") {
         Turn turn(false, DRI_STRATEGY_SHARED); // ordinary memory
         const int rc = DRI_Transfer_commit(turn.xfer());
         if (size() > 1) {
-            CHECK(rc == DRI_ERR_BUFFER);
+            CHECK(rc == DRI_ERR_STRATEGY);
             const std::string m = last_message();
             INFO(m);
             CHECK(has(m, "strategy SHARED does not apply"));

@@ -6,6 +6,7 @@
 // holds of it (REPLACE: the owner's copy). Also the reverse of a fan-out,
 // and the errors of undefined operations. DRI_SEED replays a run,
 // DRI_MPI_CASES sets the number of random cases.
+#include "api_errors.hpp"
 #include "case_replay.hpp"
 #include "random_case.hpp"
 #include "sides.hpp"
@@ -451,4 +452,38 @@ TEST_CASE("reverse: undefined operations and uncommitted transfers are refused")
     }
     dri::Transfer back = f.reverse(dri::Combine::replace); // records: REPLACE only
     back.execute();
+}
+
+// Issue 43: on a rank whose send and receive blocks are both empty, the
+// reverse's start on a buffer the forward had in flight succeeded, and its
+// cursor moved ahead of the other ranks'. Empty buffers have no bytes to
+// overlap; they are still the same buffers of the same rings.
+TEST_CASE("reverse: a start on a buffer in flight is refused on every rank, empty blocks too") {
+    const int w = world_size(), n = std::max(1, w - 1); // the last rank holds nothing
+    const core::Shape shape({n, n}, core::parse_type("int64"));
+    const SideSpec send{"block[0:],whole", core::Layout::packed(2), every_rank()};
+    const SideSpec recv{"whole,block[0:]", core::Layout::packed(2), every_rank()};
+    std::vector<SideRun> sides;
+    sides.emplace_back(shape, send);
+    sides.emplace_back(shape, recv);
+    sides[0].make_ring(2, false);
+    sides[1].make_ring(2, false);
+    dri::Transfer f("empty blocks");
+    f.send(*sides[0].api, to_api(sides[0].layout), sides[0].ring);
+    f.recv(*sides[1].api, to_api(sides[1].layout), sides[1].ring);
+    f.commit();
+    dri::Transfer back = f.reverse(dri::Combine::sum);
+    f.start(); // send buffer 0 and receive buffer 0 in flight
+    const dri::Errc refused = api_code_of([&] { back.start(); });
+    CHECK(refused == dri::Errc::state);
+    CHECK(everywhere(refused == dri::Errc::state));
+    f.wait();
+    CHECK(everywhere(back.current_send_buffer() == 0 && back.current_recv_buffer() == 0));
+    back.execute(); // nothing in flight any more: every rank runs it
+    CHECK(everywhere(back.current_send_buffer() == 1 && back.current_recv_buffer() == 1));
+    // The other way round: the reverse holds buffer 1 of both rings, which
+    // is where the forward's cursors are too.
+    back.start();
+    CHECK(everywhere(api_code_of([&] { f.start(); }) == dri::Errc::state));
+    back.wait();
 }

@@ -134,9 +134,9 @@ Candidates build_candidates(const TransferImpl& t, const core::Match& m, std::si
         Built b = row->build(plan, ctx);
         if (!b.exec) {
             if (choice.candidates.size() == 1)
-                throw AgreedError(core::Errc::buffer, "transfer '" + t.name + "': strategy " +
-                                                          row->name +
-                                                          " does not apply: " + b.why_not);
+                throw AgreedError(core::Errc::strategy, "transfer '" + t.name + "': strategy " +
+                                                            row->name +
+                                                            " does not apply: " + b.why_not);
             continue; // the same verdict on every participant: all skip it
         }
         c.kinds.push_back(row->kind);

@@ -53,6 +53,11 @@ Local check_local(MPI_Comm comm, std::span<TransferImpl* const> xfers) {
         if (!t) core::fail(Errc::handle, "commit: null transfer");
         if (t->committed)
             core::fail(Errc::state, "transfer '" + t->name + "' is already committed");
+        for (const TransferImpl::Refusal& r : t->refused)
+            if (r.code != Errc::success)
+                core::fail(r.code, "this process refused a role of the transfer, which it "
+                                   "committed all the same: " +
+                                       r.message);
         if (!t->send && !t->recv)
             core::fail(Errc::state,
                        "transfer '" + t->name + "' declares neither a sender nor a receiver role");

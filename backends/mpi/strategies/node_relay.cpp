@@ -59,7 +59,7 @@ struct Slots {
 // `bytes` of node shared memory, touched now (never in DRI_Do).
 SharedBuffer shared_zeroed(core::Index bytes) {
     if (bytes <= 0) return {};
-    SharedBuffer b(static_cast<std::byte*>(shared_alloc(bytes)));
+    SharedBuffer b = shared_owned(bytes);
     std::memset(b.get(), 0, static_cast<std::size_t>(bytes));
     return b;
 }

@@ -15,7 +15,14 @@ int declare(DRI_Transfer xfer, detail::RoleKind kind, DRI_Distribution dist, DRI
         const auto l = lookup<std::shared_ptr<const detail::LayoutImpl>>(layout, "layout");
         // No buffers: the transfer allocates a ring of nbuf (the forum's n-buffs).
         if (!buffers && !sizes) return detail::declare_owned_role(*t, kind, d, *l, nbuf);
-        detail::declare_role(*t, kind, d, *l, buffers_of(nbuf, buffers, sizes));
+        std::vector<std::span<std::byte>> ring;
+        try {
+            ring = buffers_of(nbuf, buffers, sizes);
+        } catch (const dri::core::Error& e) {
+            detail::remember_refusal(*t, kind, d, e);
+            throw;
+        }
+        detail::declare_role(*t, kind, d, *l, ring);
     });
 }
 

@@ -17,7 +17,7 @@ constexpr bool codes_agree() {
     for (int i = 0; i < core::errc_count; ++i)
         if (static_cast<int>(static_cast<Errc>(i)) != static_cast<int>(static_cast<core::Errc>(i)))
             return false;
-    return core::errc_count == DRI_ERR_INTERNAL + 1;
+    return core::errc_count == DRI_ERR_STRATEGY + 1;
 }
 static_assert(codes_agree(), "dri.h error codes and the core's Errc must agree");
 static_assert(static_cast<int>(Type::complex_double) ==
@@ -382,7 +382,8 @@ SharedMemory& SharedMemory::operator=(SharedMemory&& o) noexcept {
 }
 
 void SharedMemory::free() {
-    if (!base_) throw Error(Errc::state, "SharedMemory: already freed or moved from");
+    // Freeing twice is DRI_ERR_ARG, as DRI_Free_mem's (docs/errors.md).
+    if (!base_) throw Error(Errc::arg, "SharedMemory::free: already freed or moved from");
     guarded([&] { detail::shared_free(base_); });
     base_ = nullptr;
     size_ = 0;
