@@ -4,7 +4,12 @@
 # in the Open MPI build of dri, at 2 ranks on the 1x2 and 2x1 grids.
 #
 #   bench/ptrans_vs_hpcc.sh [BUILD_DIR]     (default: build-openmpi in the tree)
-#   environment: SIZES="2000 4000 8000" NB=80 REPS=5
+#   environment: SIZES="2000 4000 8000" NB=80 REPS=5 ROUNDS=3
+#
+# ROUNDS rounds, alternating: HPCC over every size and grid, then dri-bench
+# over the same, so that a drift of the machine reaches both alike. Each
+# round prints its table; the summary gives, per row, the median over the
+# rounds of each time and the smallest ratio of any round.
 #
 # What both time. HPCC's PTRANS (PTRANS/pdtransdriver.c of 1.5.0) runs each
 # (N, NB, grid) 5 times, each time on a newly created BLACS grid whose
@@ -18,7 +23,9 @@
 # dri-bench times the same operation the same way (MPI_Barrier, one DRI_Do
 # of the committed transfer with combine-on-receive, the slowest rank's
 # time) REPS times after one cold call and its warm-up, and the table shows
-# the worst of those reps (its max, like HPCC's) and the median. Each is
+# the worst of those reps (its max, like HPCC's) and the median. HPCC's own
+# median cannot be had: each WALL line prints the running minimum rate, so
+# a run faster than an earlier one leaves no trace. Each is
 # checked: HPCC's residual check must say PASSED, dri-bench compares every
 # element with its oracle. 1x2 and 2x1 numberings are the same in row-major
 # and column-major order, and at 2 ranks a random permutation of the grid
@@ -35,6 +42,7 @@ build=$(realpath -m "${1:-$root/build-openmpi}")
 sizes=${SIZES:-2000 4000 8000}
 nb=${NB:-80}
 reps=${REPS:-5}
+rounds=${ROUNDS:-3}
 bench="$build/bench/dri-bench"
 mpiexec=/usr/bin/mpiexec.openmpi
 
@@ -93,38 +101,71 @@ $sizes       values of N
 0            number of additional blocking sizes for PTRANS
 $nb          values of NB
 EOF
-(cd "$work" && timeout 1800 "$mpiexec" --oversubscribe -n 2 hpcc >hpcc.log 2>&1) ||
-  { cat "$work/hpcc.log" >&2; echo "hpcc failed" >&2; exit 1; }
-out="$work/hpccoutf.txt"
-if grep -q "^WALL.*FAILED" "$out"; then
-  echo "HPCC's PTRANS check FAILED:" >&2
-  grep "^WALL" "$out" >&2
-  exit 1
-fi
-
-echo "PTRANS, C := A' + C, n x n double, NB $nb, 2 ranks ($(uptime | sed 's/.*load/load/'))"
-echo "times in ms: HPCC = its reported (worst of 5) run; dri = worst and median of $reps reps"
-printf '%6s %5s %12s %12s %12s %10s\n' N grid "HPCC" "dri worst" "dri median" "HPCC/dri"
-status=0
-for grid in 1x2 2x1; do
-  p=${grid%x*} q=${grid#*x}
-  for n in $sizes; do
-    # The last WALL line of (N, P, Q) holds the minimum rate of its 5 runs.
-    gbs=$(awk -v n="$n" -v p="$p" -v q="$q" \
-      '$1 == "WALL" && $2 == n && $3 == n && $6 == p && $7 == q { g = $10 } END { print g }' "$out")
-    [ -n "$gbs" ] || { echo "no HPCC PTRANS result for N=$n grid $grid" >&2; exit 1; }
-    hpcc_ms=$(awk -v n="$n" -v g="$gbs" 'BEGIN { printf "%.3f", 8e-6 * n * n / g }')
-    csv="$work/dri_${n}_$grid.csv"
-    if ! timeout 1800 "$mpiexec" --oversubscribe -n 2 "$bench" --scenario ptrans \
-      --shape "${n}x$n" --grid "$grid" --nb "$nb" --memory heap --reps "$reps" \
-      --csv "$csv" >"$work/dri.log" 2>&1; then
-      cat "$work/dri.log" >&2
-      status=1
-      continue
-    fi
-    read -r worst median < <(awk -F, '$8 == "dri_ptrans" { print 1e3 * $14, 1e3 * $10 }' "$csv")
-    printf '%6s %5s %12s %12.3f %12.3f %10.2f\n' "$n" "$grid" "$hpcc_ms" "$worst" "$median" \
-      "$(awk -v a="$hpcc_ms" -v b="$worst" 'BEGIN { print a / b }')"
+# One round: HPCC, then dri-bench, each over every size and grid; appends
+# "N grid hpcc_worst dri_worst dri_median" rows to $work/rows.
+run_round() {
+  (cd "$work" && rm -f hpccoutf.txt && timeout 1800 "$mpiexec" --oversubscribe -n 2 hpcc \
+    >hpcc.log 2>&1) || { cat "$work/hpcc.log" >&2; echo "hpcc failed" >&2; exit 1; }
+  local out="$work/hpccoutf.txt"
+  if grep -q "^WALL.*FAILED" "$out"; then
+    echo "HPCC's PTRANS check FAILED:" >&2
+    grep "^WALL" "$out" >&2
+    exit 1
+  fi
+  local grid p q n gbs hpcc_ms csv worst median
+  for grid in 1x2 2x1; do
+    p=${grid%x*} q=${grid#*x}
+    for n in $sizes; do
+      # The last WALL line of (N, P, Q) holds the minimum rate of its 5 runs.
+      gbs=$(awk -v n="$n" -v p="$p" -v q="$q" \
+        '$1 == "WALL" && $2 == n && $3 == n && $6 == p && $7 == q { g = $10 } END { print g }' "$out")
+      [ -n "$gbs" ] || { echo "no HPCC PTRANS result for N=$n grid $grid" >&2; exit 1; }
+      hpcc_ms=$(awk -v n="$n" -v g="$gbs" 'BEGIN { printf "%.3f", 8e-6 * n * n / g }')
+      csv="$work/dri_${n}_$grid.csv"
+      if ! timeout 1800 "$mpiexec" --oversubscribe -n 2 "$bench" --scenario ptrans \
+        --shape "${n}x$n" --grid "$grid" --nb "$nb" --memory heap --reps "$reps" \
+        --csv "$csv" >"$work/dri.log" 2>&1; then
+        cat "$work/dri.log" >&2
+        exit 1
+      fi
+      read -r worst median < <(awk -F, '$8 == "dri_ptrans" { print 1e3 * $14, 1e3 * $10 }' "$csv")
+      echo "$n $grid $hpcc_ms $worst $median" >>"$work/rows"
+    done
   done
+}
+
+# Prints rows "N grid hpcc_worst dri_worst dri_median" with both ratios.
+table() {
+  printf '%6s %5s %12s %12s %12s %14s %15s\n' N grid "HPCC worst" "dri worst" "dri median" \
+    "HPCC/dri worst" "HPCC/dri median"
+  awk '{ printf "%6s %5s %12.3f %12.3f %12.3f %14.2f %15.2f\n", $1, $2, $3, $4, $5, $3 / $4, $3 / $5 }'
+}
+
+echo "PTRANS, C := A' + C, n x n double, NB $nb, 2 ranks, $rounds round(s) ($(uptime | sed 's/.*load/load/'))"
+echo "times in ms: HPCC's reported run (the worst of its 5); dri's worst and median of $reps reps"
+: >"$work/rows"
+for round in $(seq 1 "$rounds"); do
+  before=$(wc -l <"$work/rows")
+  run_round
+  echo "round $round:"
+  tail -n +$((before + 1)) "$work/rows" | table
 done
-exit $status
+if [ "$rounds" -gt 1 ]; then
+  echo "over $rounds rounds: each time the median of the rounds' (ms), each ratio the smallest of any round"
+  printf '%6s %5s %12s %12s %12s %14s %15s\n' N grid "HPCC worst" "dri worst" "dri median" \
+    "HPCC/dri worst" "HPCC/dri median"
+  for grid in 1x2 2x1; do
+    for n in $sizes; do
+      awk -v n="$n" -v g="$grid" '
+        function median(a, k,   i, j, t) {
+          for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+          return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+        $1 == n && $2 == g { k++; h[k] = $3; w[k] = $4; m[k] = $5
+          rw = $3 / $4; rm = $3 / $5
+          if (k == 1 || rw < minw) minw = rw
+          if (k == 1 || rm < minm) minm = rm }
+        END { printf "%6s %5s %12.3f %12.3f %12.3f %14.2f %15.2f\n", n, g, median(h, k), median(w, k), median(m, k), minw, minm }' \
+        "$work/rows"
+    done
+  done
+fi

@@ -1,12 +1,15 @@
 // dri-bench --trace FILE: each timed rep of each method, on each rank, as
 // one CSV row: the rep's time on that rank split around its MPI calls
 // (dri-message-count times them), the rank's page faults and context
-// switches over the rep, and the kernel's compaction and transparent
-// huge-page counters (/proc/vmstat, the whole machine) over it. Slow reps
-// are explained by the columns that move with them (docs/bench.md).
+// switches over the rep, the kernel's compaction and transparent huge-page
+// counters (/proc/vmstat) and the time the hypervisor gave this machine's
+// CPUs to others (steal, /proc/stat), both of the whole machine, over it.
+// Slow reps are explained by the columns that move with them
+// (docs/bench.md).
 #pragma once
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -32,7 +35,8 @@ class Trace {
     void end(const std::string& method, int rep, double seconds);
 
   private:
-    static constexpr int counters = 6; // minflt, nvcsw, nivcsw, and the three of vmstat
+    // minflt, nvcsw, nivcsw, the three of vmstat, steal (clock ticks)
+    static constexpr int counters = 7;
     std::array<long long, counters> read_counters() const;
 
     bool on_ = false;
@@ -40,6 +44,7 @@ class Trace {
     int rank_ = 0, size_ = 1;
     std::FILE* file_ = nullptr;
     std::array<long long, counters> before_{};
+    long ticks_ = sysconf(_SC_CLK_TCK); // of /proc/stat
 };
 
 } // namespace dri::bench

@@ -16,6 +16,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -130,6 +131,20 @@ TEST_CASE("packed messages leave from scratch in huge pages on Open MPI only") {
           dri::detail::Pages::huge);
     CHECK(dri::detail::send_scratch_pages(dri::detail::MpiLibrary::mpich) ==
           dri::detail::Pages::normal);
+    // DRI_HUGE_PAGES=off: nothing asks for huge pages, nothing is packed for them.
+    setenv("DRI_HUGE_PAGES", "off", 1);
+    const Held off =
+        scratch_held(dri::Partition({block, whole, whole}), dri::Partition({whole, whole, block}),
+                     {64, 64, 256}, Roles::shared);
+    const dri::detail::RouteRule rule =
+        dri::detail::route_rule(dri::detail::MpiLibrary::open_mpi, dri::detail::SingleCopy::cma);
+    const dri::detail::Pages pages =
+        dri::detail::send_scratch_pages(dri::detail::MpiLibrary::open_mpi);
+    unsetenv("DRI_HUGE_PAGES");
+    CHECK(off.total == held);
+    CHECK(off.huge == 0);
+    CHECK(pages == dri::detail::Pages::normal);
+    CHECK(rule.send_dense_packed_from == dri::detail::never_run);
 }
 
 TEST_CASE("a dense send is received as a datatype, or read whole from huge pages with CMA") {

@@ -4,6 +4,8 @@
 #include "kernels/copy.hpp"
 
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 
 namespace dri::detail {
 
@@ -26,6 +28,11 @@ void unpack_all(const std::byte* in, const std::vector<core::Region>& regs, core
         in += core::unpack_region(in, r, elem, dst);
 }
 
+bool huge_pages_allowed() {
+    const char* v = std::getenv("DRI_HUGE_PAGES");
+    return !(v && std::strcmp(v, "off") == 0);
+}
+
 RouteRule route_rule(MpiLibrary lib, SingleCopy copy) {
     // Other libraries keep the earlier rule: datatypes from 2 KiB runs.
     if (lib == MpiLibrary::other) return {2048, 2048, 2048, never_run};
@@ -42,11 +49,12 @@ RouteRule route_rule(MpiLibrary lib, SingleCopy copy) {
     //   went 1.2-1.3x faster from huge pages (tied at 2 MiB, lost at 1 MiB,
     //   where the scratch gets no huge page; lost without CMA).
     if (lib == MpiLibrary::mpich) return {never_run, never_run, 4096, never_run};
-    return {never_run, never_run, 64, copy == SingleCopy::cma ? core::Index{4} << 20 : never_run};
+    const bool huge = copy == SingleCopy::cma && huge_pages_allowed();
+    return {never_run, never_run, 64, huge ? core::Index{4} << 20 : never_run};
 }
 
 Pages send_scratch_pages(MpiLibrary lib) {
-    return lib == MpiLibrary::open_mpi ? Pages::huge : Pages::normal;
+    return lib == MpiLibrary::open_mpi && huge_pages_allowed() ? Pages::huge : Pages::normal;
 }
 
 namespace {

@@ -54,6 +54,12 @@ struct RouteRule {
     // than the user's, even after the extra copy.
     core::Index send_dense_packed_from;
 };
+// False when the environment has DRI_HUGE_PAGES=off: then no scratch asks
+// for huge pages and no dense send is packed for them, on a machine where
+// huge pages stall and a frame time that holds steady matters more than a
+// faster median (docs/concepts.md, "Which pages the send scratch lies in").
+// Read at each commit.
+bool huge_pages_allowed();
 RouteRule route_rule(MpiLibrary lib, SingleCopy copy);
 
 // The pages of scratch that packed messages leave from. Open MPI 4.1's
