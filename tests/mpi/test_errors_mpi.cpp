@@ -151,6 +151,12 @@ struct Turn {
                 sp[i * C + j] =
                     static_cast<float>((si.owned_first[0] + i) * 100 + j + frame * 10000);
     }
+    // One DRI_Do of frame 0, checked.
+    void check_one_frame(DRI_Transfer t) {
+        fill(0);
+        OK(DRI_Do(t));
+        CHECK(wrong(0) == 0);
+    }
     long wrong(int frame) const {
         long bad = 0;
         for (DRI_Index j = 0; j < ri.local_extent[1]; ++j)
@@ -542,18 +548,16 @@ TEST_CASE("a role refused on one rank fails the commit on every rank with that r
     // Declared again, correctly: the refusal is forgotten.
     Xfer t;
     OK(DRI_Transfer_create("refused, then declared", &t));
-    if (me == last)
+    if (me == last) {
         EXPECT_CODE(DRI_Transfer_send(t, turn.rows, turn.row_major, 1, turn.sbuf, too_small),
                     DRI_ERR_BUFFER_SIZE);
-    if (me == last)
         EXPECT_CODE(DRI_Transfer_send(t, turn.rows, turn.row_major, 0, turn.sbuf, turn.ssize),
                     DRI_ERR_BUFFER_COUNT);
+    }
     OK(turn.send(t));
     OK(turn.recv(t));
     OK(DRI_Transfer_commit(t));
-    turn.fill(0);
-    OK(DRI_Do(t));
-    CHECK(turn.wrong(0) == 0);
+    turn.check_one_frame(t);
 }
 
 // DRI_ERR_NOT_INITIALIZED (calls before DRI_Init and after DRI_Finalize) is
@@ -723,9 +727,7 @@ void mpi_failure(DRI_Strategy strategy, const char* family, bool nonblocking) {
         OK(turn.send(t));
         OK(turn.recv(t));
         OK(DRI_Transfer_commit(t));
-        turn.fill(0);
-        OK(DRI_Do(t));
-        CHECK(turn.wrong(0) == 0);
+        turn.check_one_frame(t);
         g_fail = family;
         const int rc = nonblocking ? DRI_Do_start(t) : DRI_Do(t);
         CHECK_MESSAGE(g_fail == nullptr, family << " was never called");

@@ -409,6 +409,23 @@ TEST_CASE("reverse of a fan-out: every receiving side's copies come back") {
     }
 }
 
+// A forward transfer over rings of n heap buffers per side, committed.
+struct Forward {
+    std::vector<SideRun> sides;
+    dri::Transfer t;
+    Forward(const char* name, const core::Shape& shape, const SideSpec& send, const SideSpec& recv,
+            int n)
+        : t(name) {
+        sides.emplace_back(shape, send);
+        sides.emplace_back(shape, recv);
+        for (SideRun& s : sides)
+            s.make_ring(n, false);
+        t.send(*sides[0].api, to_api(sides[0].layout), sides[0].ring);
+        t.recv(*sides[1].api, to_api(sides[1].layout), sides[1].ring);
+        t.commit();
+    }
+};
+
 TEST_CASE("reverse: undefined operations and uncommitted transfers are refused") {
     // A row and a column for every rank, from 14 x 12 up.
     const int w = world_size();
@@ -422,15 +439,8 @@ TEST_CASE("reverse: undefined operations and uncommitted transfers are refused")
     } catch (const dri::Error& e) {
         CHECK(e.code() == dri::Errc::state);
     }
-    std::vector<SideRun> sides;
-    sides.emplace_back(shape, send);
-    sides.emplace_back(shape, recv);
-    sides[0].make_ring(1, false);
-    sides[1].make_ring(1, false);
-    dri::Transfer f("records");
-    f.send(*sides[0].api, to_api(sides[0].layout), sides[0].ring);
-    f.recv(*sides[1].api, to_api(sides[1].layout), sides[1].ring);
-    f.commit();
+    Forward forward("records", shape, send, recv, 1);
+    dri::Transfer& f = forward.t;
     for (dri::Combine op : {dri::Combine::sum, dri::Combine::max, dri::Combine::min}) {
         std::string msg;
         try {
@@ -463,15 +473,8 @@ TEST_CASE("reverse: a start on a buffer in flight is refused on every rank, empt
     const core::Shape shape({n, n}, core::parse_type("int64"));
     const SideSpec send{"block[0:],whole", core::Layout::packed(2), every_rank()};
     const SideSpec recv{"whole,block[0:]", core::Layout::packed(2), every_rank()};
-    std::vector<SideRun> sides;
-    sides.emplace_back(shape, send);
-    sides.emplace_back(shape, recv);
-    sides[0].make_ring(2, false);
-    sides[1].make_ring(2, false);
-    dri::Transfer f("empty blocks");
-    f.send(*sides[0].api, to_api(sides[0].layout), sides[0].ring);
-    f.recv(*sides[1].api, to_api(sides[1].layout), sides[1].ring);
-    f.commit();
+    Forward forward("empty blocks", shape, send, recv, 2);
+    dri::Transfer& f = forward.t;
     dri::Transfer back = f.reverse(dri::Combine::sum);
     f.start(); // send buffer 0 and receive buffer 0 in flight
     const dri::Errc refused = api_code_of([&] { back.start(); });
