@@ -59,10 +59,9 @@ Role make_role(const TransferImpl& t, std::shared_ptr<const DistributionImpl> d,
                            " has " + std::to_string(buffers[i].size()) +
                            " bytes but the block needs " + std::to_string(need));
     }
-    static std::atomic<std::uint64_t> rings{0};
-    return Role{
-        std::move(d), l,      std::vector<std::span<std::byte>>(buffers.begin(), buffers.end()), 0,
-        {},           ++rings};
+    static std::atomic<std::uint64_t> rings{0}; // ring ids, unique in the process
+    std::vector<std::span<std::byte>> ring(buffers.begin(), buffers.end());
+    return Role{std::move(d), l, std::move(ring), 0, {}, ++rings};
 }
 
 const char* role_name(RoleKind kind) {
