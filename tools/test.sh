@@ -59,7 +59,10 @@ if grep -q '^OpenMPI  *found' "$root/build/optional-components.txt"; then
   "$root/tools/build.sh" "$root/build-openmpi" -DMPI_C_COMPILER=/usr/bin/mpicc.openmpi \
     -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.openmpi \
     -DDRI_BUILD_BENCH=OFF
-  (cd "$root/build-openmpi" && ctest --output-on-failure -j 2 --timeout 900 -LE 'large|lint|lifetime')
+  # Not the thread-contract test: Open MPI 4.1 can hang when threads create
+  # communicators at once (docs/api.md, "Open MPI 4.1: commit from one thread
+  # at a time"); MPICH and ThreadSanitizer run it.
+  (cd "$root/build-openmpi" && ctest --output-on-failure -j 2 --timeout 900 -LE 'large|lint|lifetime|threads')
 else
   stage "SKIPPED the Open MPI build: libopenmpi-dev is not installed"
 fi
