@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -267,8 +268,9 @@ inline SimResult simulate(const core::Side& send, const core::Side& recv, const 
             std::byte{recv_poison});
     }
 
-    // Plans of every process; messages travel as packed streams.
-    std::map<std::pair<int, int>, std::vector<std::byte>> wire;
+    // Plans of every process; messages travel as packed streams, one per
+    // pair and sender piece (core/pieces.hpp).
+    std::map<std::tuple<int, int, int>, std::vector<std::byte>> wire;
     std::vector<core::LocalPlan> plans;
     for (std::size_t p = 0; p < roles.send_of.size(); ++p)
         plans.push_back(core::plan_local(send, recv, roles.send_of[p], roles.recv_of[p]));
@@ -285,9 +287,9 @@ inline SimResult simulate(const core::Side& send, const core::Side& recv, const 
                 off += core::pack_region(sbuf[static_cast<std::size_t>(s)].data(), reg, elem,
                                          stream.data() + off);
             if (off != pr.elements * elem) fail("packed size differs from the counted size");
-            if (!wire.emplace(std::make_pair(s, pr.peer), std::move(stream)).second)
+            if (!wire.emplace(std::make_tuple(s, pr.peer, pr.piece), std::move(stream)).second)
                 fail("two messages from sender " + std::to_string(s) + " to receiver " +
-                     std::to_string(pr.peer));
+                     std::to_string(pr.peer) + " for piece " + std::to_string(pr.piece));
             ++res.messages;
         }
         for (const core::Region& reg : pl.self)
@@ -300,7 +302,7 @@ inline SimResult simulate(const core::Side& send, const core::Side& recv, const 
         for (const core::Region& reg : pl.fills)
             core::zero_region(rbuf[static_cast<std::size_t>(r)].data(), reg, elem);
         for (const core::PeerRegions& pr : pl.recvs) {
-            auto it = wire.find({pr.peer, r});
+            auto it = wire.find({pr.peer, r, pr.piece});
             if (it == wire.end()) {
                 fail("receiver " + std::to_string(r) + " expects a message from sender " +
                      std::to_string(pr.peer) + " that was not sent");
@@ -320,8 +322,9 @@ inline SimResult simulate(const core::Side& send, const core::Side& recv, const 
         }
     }
     if (!wire.empty())
-        fail("message " + std::to_string(wire.begin()->first.first) + "->" +
-             std::to_string(wire.begin()->first.second) + " was sent but no receiver expected it");
+        fail("message " + std::to_string(std::get<0>(wire.begin()->first)) + "->" +
+             std::to_string(std::get<1>(wire.begin()->first)) +
+             " was sent but no receiver expected it");
 
     for (int r = 0; r < rd.nprocs() && res.ok; ++r) {
         const auto& buf = rbuf[static_cast<std::size_t>(r)];

@@ -15,6 +15,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dri::detail {
@@ -70,6 +71,21 @@ void set_strategy(TransferImpl& t, Strategy s);
 // Before commit, on a process with a receiving role: elements arriving there
 // are combined into its cells with `op` (REPLACE: stored, the default).
 void set_combine(TransferImpl& t, core::CombineOp op);
+
+// Pieces (core/pieces.hpp, DRI_Transfer_set_pieces): before commit, on a
+// process that declared the role, split its block along `dim` into `count`
+// pieces, even or at `bounds` (count + 1 local boundaries; empty: even).
+void set_pieces(TransferImpl& t, RoleKind kind, int dim, int count,
+                std::vector<core::Index> bounds = {});
+// A role's split: {dimension (-1: none), count}.
+std::pair<int, int> pieces_of(const TransferImpl& t, RoleKind kind);
+// Piece k's local range along the split dimension (the whole extent of the
+// first dimension when not split, k = 0).
+std::pair<core::Index, core::Index> piece_range(const TransferImpl& t, RoleKind kind, int k);
+// During a started reorganization: send piece k is complete (thread-safe);
+// whether receive piece k has arrived (block: wait for it).
+void piece_ready(TransferImpl& t, int k);
+bool piece_arrived(TransferImpl& t, int k, bool block);
 
 // Collective over comm; see commit/commit.hpp.
 void commit(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Status& pre = {});

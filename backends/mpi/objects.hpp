@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -61,6 +62,11 @@ struct Role {
     // buffers of an empty block have no bytes that could overlap, yet are
     // still the same buffers of the same ring.
     std::uint64_t ring_id = 0;
+    // Its split into pieces (DRI_Transfer_set_pieces): the dimension (-1:
+    // not split), the count, and this process's own boundaries (empty: even).
+    int piece_dim = -1;
+    int piece_count = 1;
+    std::vector<core::Index> piece_bounds;
 };
 
 // A buffer a reorganization has in flight: its bytes, and its place in its
@@ -116,6 +122,15 @@ struct TransferImpl {
     // DRI_Do or start until complete; empty otherwise), under its mutex.
     std::shared_ptr<RingFamily> family;
     BusyBuffer busy_send, busy_recv;
+    // Pieces of the reorganization in flight (DRI_Piece_ready): per piece of
+    // a split send role, whether it is marked, and how many markings have
+    // returned (all of them before a wait may complete). Made at commit.
+    std::unique_ptr<std::atomic<bool>[]> marked;
+    std::atomic<int> marks{0};
+    // A piece call on a transfer whose executor does not move pieces waits
+    // for or tests the whole frame: once it completed, the wait that ends
+    // the reorganization has nothing left to complete.
+    bool frame_done = false;
 
     TransferImpl();
     ~TransferImpl();

@@ -58,8 +58,10 @@ std::vector<ReversePart> parts_of(const TransferImpl& f, const std::vector<int>&
         if (si < 0 && !receives) continue;
         const int ri = receives ? f.recv->dist->group->my_index : -1;
         ReversePart p;
-        p.plan =
-            core::reverse_plan(core::plan_local(m.send.side(), m.recv[k].side(), si, ri, cells));
+        // The reverse moves whole frames: the forward's pieces do not apply.
+        core::Side send = m.send.side(), recv = m.recv[k].side();
+        send.split = recv.split = {};
+        p.plan = core::reverse_plan(core::plan_local(send, recv, si, ri, cells));
         for (int r : m.send.ranks)
             p.send_rank.push_back(core::position_in(all, r));
         for (int r : m.recv[k].ranks)
@@ -94,7 +96,8 @@ void check_reverse(const TransferImpl& f, core::CombineOp op) {
 }
 
 Role swapped_role(const Role& r) {
-    return Role{r.dist, r.layout, r.buffers, 0, {}, r.ring_id}; // the forward owns the ring
+    return Role{r.dist,    r.layout, r.buffers, 0, {},
+                r.ring_id, -1,       1,         {}}; // the forward owns the ring
 }
 
 // Collective over comm: every process passed the same operation, else

@@ -1,5 +1,5 @@
-// Transfers: declaring roles, and running a committed plan (DRI_Do and the
-// non-blocking start / wait / test).
+// Transfers: running a committed plan (DRI_Do, the non-blocking start /
+// wait / test, and the piece calls); teardown. Declaring roles: roles.cpp.
 #include "core/box_partition.hpp"
 #include "mpi/interface.hpp"
 
@@ -18,55 +18,6 @@ using core::Errc;
 using core::Index;
 
 namespace {
-
-// The bytes of this process's block in the role, after checking that the
-// role can be declared.
-Index block_bytes(const TransferImpl& t, const DistributionImpl& d, const core::Layout& l,
-                  const char* what) {
-    if (t.committed)
-        core::fail(core::Errc::state, "transfer '" + t.name + "' is already committed");
-    if (d.group->my_index < 0)
-        core::fail(core::Errc::group, "transfer '" + t.name +
-                                          "': the calling process is not in the " + what +
-                                          " distribution's group");
-    if (l.ndims() != d.dist.ndims())
-        core::fail(core::Errc::layout, "transfer '" + t.name + "': the " + what + " layout has " +
-                                           std::to_string(l.ndims()) + " dimensions, the data " +
-                                           std::to_string(d.dist.ndims()));
-    if (d.dist.boxes()) core::check_box_layout(l);
-    return core::bind_layout(l, d.dist.local_extents(d.group->my_index), d.dist.shape().elem_size())
-        .bytes;
-}
-
-void check_ring_length(const TransferImpl& t, std::size_t n, const char* what) {
-    if (n == 0)
-        core::fail(core::Errc::buffer_count,
-                   "transfer '" + t.name + "': the " + what + " role needs at least one buffer");
-}
-
-Role make_role(const TransferImpl& t, std::shared_ptr<const DistributionImpl> d,
-               const core::Layout& l, std::span<const std::span<std::byte>> buffers,
-               const char* what) {
-    const Index need = block_bytes(t, *d, l, what);
-    check_ring_length(t, buffers.size(), what);
-    for (std::size_t i = 0; i < buffers.size(); ++i) {
-        if (buffers[i].data() == nullptr && need > 0)
-            core::fail(core::Errc::buffer, "transfer '" + t.name + "': " + what + " buffer " +
-                                               std::to_string(i) + " is NULL");
-        if (static_cast<Index>(buffers[i].size()) < need)
-            core::fail(core::Errc::buffer_size,
-                       "transfer '" + t.name + "': " + what + " buffer " + std::to_string(i) +
-                           " has " + std::to_string(buffers[i].size()) +
-                           " bytes but the block needs " + std::to_string(need));
-    }
-    static std::atomic<std::uint64_t> rings{0}; // ring ids, unique in the process
-    std::vector<std::span<std::byte>> ring(buffers.begin(), buffers.end());
-    return Role{std::move(d), l, std::move(ring), 0, {}, ++rings};
-}
-
-const char* role_name(RoleKind kind) {
-    return kind == RoleKind::send ? "sending" : "receiving";
-}
 
 std::byte* current(std::optional<Role>& r) {
     return r ? r->buffers[static_cast<std::size_t>(r->current)].data() : nullptr;
@@ -101,7 +52,7 @@ void advance(TransferImpl& t) {
         if (*r) (*r)->current = ((*r)->current + 1) % static_cast<int>((*r)->buffers.size());
 }
 
-void ready(const TransferImpl& t, bool want_in_flight) {
+void require_runnable(const TransferImpl& t, bool want_in_flight) {
     require_initialized();
     if (!t.committed || !t.exec)
         core::fail(core::Errc::state, "transfer '" + t.name + "' is not committed");
@@ -207,110 +158,6 @@ MPI_Comm TransferImpl::parent() const {
     return MPI_COMM_NULL;
 }
 
-std::shared_ptr<TransferImpl> make_transfer(std::string name) {
-    require_initialized();
-    if (name.empty()) core::fail(Errc::arg, "a transfer needs a non-empty name");
-    auto t = std::make_shared<TransferImpl>();
-    t->name = std::move(name);
-    return t;
-}
-
-namespace {
-
-std::optional<Role>& free_slot(TransferImpl& t, RoleKind kind, const DistributionImpl* dist) {
-    std::optional<Role>& slot = kind == RoleKind::send ? t.send : t.recv;
-    require_initialized();
-    if (!dist) core::fail(Errc::handle, "transfer '" + t.name + "': invalid distribution");
-    if (slot)
-        core::fail(Errc::duplicate,
-                   "transfer '" + t.name + "' already has a " + role_name(kind) + " role");
-    return slot;
-}
-
-} // namespace
-
-void remember_refusal(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
-                      const core::Error& e) {
-    // A role already declared stands: declaring it again is the error alone.
-    const bool declared = kind == RoleKind::send ? t.send.has_value() : t.recv.has_value();
-    if (!t.committed && !declared && dist)
-        t.refused[kind == RoleKind::send ? 0 : 1] = {e.code(), e.what(), std::move(dist)};
-}
-
-namespace {
-
-// Declares a role with `make`, remembering a refusal of its arguments for
-// the commit (TransferImpl::refused); a later declaration of the role that
-// succeeds forgets it. Refusals of the call itself (no DRI, a bad handle, a
-// role declared twice) are not remembered: the role is not in question.
-template <class Make>
-void declare_with(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
-                  Make make) {
-    std::optional<Role>& slot = free_slot(t, kind, dist.get());
-    try {
-        slot = make(dist);
-    } catch (const core::Error& e) {
-        remember_refusal(t, kind, std::move(dist), e);
-        throw;
-    }
-    t.refused[kind == RoleKind::send ? 0 : 1] = {};
-}
-
-} // namespace
-
-void declare_role(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
-                  const LayoutImpl& layout, std::span<const std::span<std::byte>> buffers) {
-    declare_with(t, kind, std::move(dist), [&](std::shared_ptr<const DistributionImpl> d) {
-        return make_role(t, std::move(d), layout.layout, buffers, role_name(kind));
-    });
-}
-
-void declare_owned_role(TransferImpl& t, RoleKind kind,
-                        std::shared_ptr<const DistributionImpl> dist, const LayoutImpl& layout,
-                        int nbuf) {
-    declare_with(t, kind, std::move(dist), [&](std::shared_ptr<const DistributionImpl> d) {
-        const Index bytes = block_bytes(t, *d, layout.layout, role_name(kind));
-        check_ring_length(t, nbuf < 0 ? 0 : static_cast<std::size_t>(nbuf), role_name(kind));
-        std::vector<SharedBuffer> ring = shared_ring(nbuf, bytes);
-        Role r = make_role(t, std::move(d), layout.layout, spans_of(ring, bytes), role_name(kind));
-        r.owned = std::move(ring);
-        return r;
-    });
-}
-
-std::span<std::byte> ring_buffer(const TransferImpl& t, RoleKind kind, int k) {
-    const std::optional<Role>& r = kind == RoleKind::send ? t.send : t.recv;
-    if (!r)
-        core::fail(Errc::state, "transfer '" + t.name + "' has no " + role_name(kind) + " role");
-    if (k < 0 || static_cast<std::size_t>(k) >= r->buffers.size())
-        core::fail(Errc::arg, "transfer '" + t.name + "': the " + role_name(kind) + " ring has " +
-                                  std::to_string(r->buffers.size()) +
-                                  " buffers, there is no buffer " + std::to_string(k));
-    return r->buffers[static_cast<std::size_t>(k)];
-}
-
-void set_strategy(TransferImpl& t, Strategy s) {
-    require_initialized();
-    if (t.committed) core::fail(Errc::state, "transfer '" + t.name + "' is already committed");
-    if (static_cast<int>(s) < 0 || static_cast<int>(s) >= strategy_count)
-        core::fail(Errc::arg, "unknown strategy " + std::to_string(static_cast<int>(s)));
-    t.strategy = s;
-}
-
-void set_combine(TransferImpl& t, core::CombineOp op) {
-    require_initialized();
-    if (t.committed) core::fail(Errc::state, "transfer '" + t.name + "' is already committed");
-    if (!t.recv)
-        core::fail(Errc::state, "transfer '" + t.name +
-                                    "': only a process that declared the receiving role (before "
-                                    "this call) chooses how arriving elements are combined");
-    if (static_cast<int>(op) < 0 ||
-        static_cast<int>(op) > static_cast<int>(core::CombineOp::replace))
-        core::fail(Errc::arg, "transfer '" + t.name + "': unknown combine operation " +
-                                  std::to_string(static_cast<int>(op)));
-    t.combine = op;
-}
-
 void commit(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Status& pre) {
     commit_transfers(comm, xfers, pre);
 }
@@ -361,36 +208,124 @@ void claimed_step(TransferImpl& t, F&& step) {
 
 } // namespace
 
+namespace {
+
+bool send_split(const TransferImpl& t) {
+    return t.send && t.send->piece_dim >= 0;
+}
+
+// A wait or test may complete the reorganization only once every piece of
+// a split send role is marked and its marking has returned: else its
+// messages are not all posted (DRI_ERR_STATE, nothing changes).
+void require_all_marked(const TransferImpl& t) {
+    if (!send_split(t) || t.marks.load(std::memory_order_acquire) == t.send->piece_count) return;
+    int k = 0;
+    while (k < t.send->piece_count && t.marked[static_cast<std::size_t>(k)].load())
+        ++k;
+    core::fail(Errc::state, "transfer '" + t.name + "': send piece " + std::to_string(k) +
+                                " is not marked ready (DRI_Piece_ready), or its marking has not "
+                                "returned; mark every piece before completing the reorganization");
+}
+
+void clear_marks(TransferImpl& t) {
+    if (!send_split(t)) return;
+    for (int k = 0; k < t.send->piece_count; ++k)
+        t.marked[static_cast<std::size_t>(k)].store(false, std::memory_order_relaxed);
+    t.marks.store(0, std::memory_order_relaxed);
+}
+
+void check_piece(const TransferImpl& t, const std::optional<Role>& role, int k, const char* what) {
+    require_runnable(t, true);
+    if (!role)
+        core::fail(Errc::state, "transfer '" + t.name + "': this process has no " + what +
+                                    " role, so no " + what + " pieces");
+    if (k < 0 || k >= role->piece_count)
+        core::fail(Errc::arg, "transfer '" + t.name + "': the " + what + " role has " +
+                                  std::to_string(role->piece_count) + " piece" +
+                                  (role->piece_count == 1 ? "" : "s") + ", there is no piece " +
+                                  std::to_string(k));
+}
+
+// Completes the reorganization in flight with `step` (wait or test), unless
+// a piece call completed it already.
+template <class F>
+bool complete(TransferImpl& t, F&& step) {
+    require_runnable(t, true);
+    require_all_marked(t);
+    if (!t.frame_done && !guarded_step(t, std::forward<F>(step))) return false;
+    t.in_flight = false;
+    t.frame_done = false;
+    free_buffers(t);
+    advance(t);
+    return true;
+}
+
+} // namespace
+
+// DRI_Do on a split send role marks every piece itself: start, mark, wait.
 void execute(TransferImpl& t) {
-    ready(t, false);
-    claimed_step(t, [&] { t.exec->run(current(t.send), current(t.recv)); });
+    require_runnable(t, false);
+    claimed_step(t, [&] {
+        if (!send_split(t)) return t.exec->run(current(t.send), current(t.recv));
+        t.exec->start(current(t.send), current(t.recv));
+        for (int k = 0; k < t.send->piece_count; ++k)
+            t.exec->piece_ready(k);
+        t.exec->wait();
+    });
     free_buffers(t);
     advance(t);
 }
 
 void start(TransferImpl& t) {
-    ready(t, false);
+    require_runnable(t, false);
+    clear_marks(t);
+    t.frame_done = false;
     claimed_step(t, [&] { t.exec->start(current(t.send), current(t.recv)); });
     t.in_flight = true;
 }
 
 void wait(TransferImpl& t) {
-    ready(t, true);
-    guarded_step(t, [&] { t.exec->wait(); });
-    t.in_flight = false;
-    free_buffers(t);
-    advance(t);
+    complete(t, [&] {
+        t.exec->wait();
+        return true;
+    });
 }
 
 bool test(TransferImpl& t) {
-    ready(t, true);
+    require_runnable(t, true);
     // A test progresses the single copies in flight here too (progress.hpp).
     progress_others(nullptr);
-    if (!guarded_step(t, [&] { return t.exec->test(); })) return false;
-    t.in_flight = false;
-    free_buffers(t);
-    advance(t);
-    return true;
+    return complete(t, [&] { return t.exec->test(); });
+}
+
+void piece_ready(TransferImpl& t, int k) {
+    check_piece(t, t.send, k, "send");
+    if (!send_split(t))
+        core::fail(Errc::state, "transfer '" + t.name +
+                                    "': its send role is not split into pieces, so its one piece "
+                                    "was marked ready when the reorganization started");
+    if (t.marked[static_cast<std::size_t>(k)].exchange(true, std::memory_order_acq_rel))
+        core::fail(Errc::state, "transfer '" + t.name + "': send piece " + std::to_string(k) +
+                                    " is already marked ready in this reorganization");
+    guarded_step(t, [&] { t.exec->piece_ready(k); });
+    t.marks.fetch_add(1, std::memory_order_acq_rel);
+}
+
+bool piece_arrived(TransferImpl& t, int k, bool block) {
+    check_piece(t, t.recv, k, "receive");
+    if (t.exec->moves_pieces())
+        return guarded_step(t, [&] { return t.exec->piece_arrived(k, block); });
+    // Without pieces the one receive piece is the whole frame.
+    if (!t.frame_done) {
+        require_all_marked(t);
+        progress_others(nullptr);
+        t.frame_done = guarded_step(t, [&] {
+            if (!block) return t.exec->test();
+            t.exec->wait();
+            return true;
+        });
+    }
+    return t.frame_done;
 }
 
 } // namespace dri::detail

@@ -424,6 +424,71 @@ DRI_API int DRI_Transfer_set_combine(DRI_Transfer xfer, DRI_Combine op);
  * on every one of them. */
 DRI_API int DRI_Transfer_reverse(DRI_Transfer forward, DRI_Combine op, DRI_Transfer* reverse);
 
+/* ---- pieces: a frame moves as it is produced ---------------------------------- */
+/** Most pieces a role may be split into. */
+#define DRI_MAX_PIECES 16384
+/** Splits this process's block of `role` into `count` pieces along dimension
+ * `dim` of the global array (0 = the first extent given), so that a frame can
+ * move piece by piece: a producer marks each piece of its send buffer ready
+ * (DRI_Piece_ready) as it finishes it, and a consumer waits for or tests
+ * each piece of its receive buffer (DRI_Piece_wait, DRI_Piece_test) and
+ * works on it while the others are still on their way. Piece k holds the
+ * local indices [k*e/count, (k+1)*e/count) along `dim` of a block of extent
+ * e there; every index of the other dimensions. Local call, after the role
+ * is declared and before commit (else DRI_ERR_STATE); DRI_ERR_ARG for a
+ * dimension outside the array or a count outside [1, DRI_MAX_PIECES]. Every
+ * process of one side must split along the same dimension into the same
+ * count (DRI_ERR_INCONSISTENT at commit, on every process of the transfer);
+ * the sending and receiving sides choose their splits independently, and a
+ * role never split is one piece. Only strategies that move pieces apply to a
+ * transfer with a split side: AUTO and P2P always, SHARED when it applies;
+ * forcing another is DRI_ERR_STRATEGY at commit, as is a split on a
+ * transfer with several receiving sides or with box distributions
+ * (docs/api.md, "Pieces"). */
+DRI_API int DRI_Transfer_set_pieces(DRI_Transfer xfer, DRI_Role role, int dim, int count);
+/** The same with explicit piece boundaries: bounds[0] = 0 <= bounds[1] <=
+ * ... <= bounds[count] = the extent of this process's block along `dim`;
+ * piece k holds local indices [bounds[k], bounds[k+1]) (empty pieces are
+ * allowed, and still marked). Each process gives its own boundaries; the
+ * dimension and count must agree across the side as above. DRI_ERR_NULL
+ * for bounds NULL, DRI_ERR_ARG for boundaries that break the rule. */
+DRI_API int DRI_Transfer_set_piece_bounds(DRI_Transfer xfer, DRI_Role role, int dim, int count,
+                                          const DRI_Index bounds[]);
+/** The split of a role: its dimension (-1 when not split) and piece count
+ * (1 when not split). Local; DRI_ERR_STATE without that role. */
+DRI_API int DRI_Transfer_pieces(DRI_Transfer xfer, DRI_Role role, int* dim, int* count);
+/** The local index range [lo, hi) of piece k along the split dimension (the
+ * whole extent when not split; then k must be 0). Local; DRI_ERR_ARG for k
+ * outside [0, count). */
+DRI_API int DRI_Transfer_piece(DRI_Transfer xfer, DRI_Role role, int k, DRI_Index* lo,
+                               DRI_Index* hi);
+/** Producer: piece k of the send buffer of the reorganization in flight
+ * (after DRI_Do_start) is complete; its bytes may leave now. Every piece of
+ * a split send role must be marked exactly once per reorganization, in any
+ * order, from any thread (with MPI_THREAD_MULTIPLE; the calls of several
+ * threads on one transfer are safe). The piece must not be written again
+ * until the reorganization completes. A role never split has one piece,
+ * marked by DRI_Do_start itself. Local call. DRI_ERR_ARG for k outside [0,
+ * count), DRI_ERR_STATE without a send role, outside a started
+ * reorganization, or for a piece already marked in this one. DRI_Do marks
+ * every piece itself (it starts, marks and waits in one call). */
+DRI_API int DRI_Piece_ready(DRI_Transfer xfer, int k);
+/** Consumer: whether piece k of the receive buffer of the reorganization in
+ * flight has arrived (every byte that lands in it, stored or combined; the
+ * zero fills of its edge cells too). Local, non-blocking; it progresses the
+ * reorganization, like DRI_Do_test. Once it says so, the piece may be read
+ * (not written) until DRI_Do_wait. DRI_ERR_ARG for k outside [0, count),
+ * DRI_ERR_STATE without a receive role or outside a started reorganization. */
+DRI_API int DRI_Piece_test(DRI_Transfer xfer, int k, int* arrived);
+/** Consumer: blocks until piece k has arrived (as DRI_Piece_test). A piece
+ * that waits on this process's own send pieces returns once another thread
+ * marks them; marked by no one, it waits forever, as an MPI receive with no
+ * send would. The reorganization still completes with DRI_Do_wait (or
+ * DRI_Do_test), which frees the buffers and advances the rings; on a
+ * process whose send role is split, DRI_Do_wait and DRI_Do_test fail with
+ * DRI_ERR_STATE, changing nothing, while a piece is unmarked. */
+DRI_API int DRI_Piece_wait(DRI_Transfer xfer, int k);
+
 #ifdef __cplusplus
 }
 #endif

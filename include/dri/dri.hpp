@@ -384,6 +384,24 @@ class DRI_API Transfer {
     /// stored (DRI_Transfer_set_combine; Combine::replace stores them).
     void combine(Combine op);
 
+    /// Pieces (DRI_Transfer_set_pieces, docs/api.md "Pieces"): before
+    /// commit, split this process's block of `role` into `count` even pieces
+    /// along dimension `dim`, or into the pieces between explicit local
+    /// `bounds` (count + 1 of them, from 0 to the block's extent).
+    void pieces(Role role, int dim, int count);
+    void pieces(Role role, int dim, std::span<const Index> bounds);
+    /// The split dimension (-1 when not split) and the piece count.
+    std::pair<int, int> pieces(Role role) const;
+    /// Piece k's local index range [first, second) along the split dimension.
+    std::pair<Index, Index> piece(Role role, int k) const;
+    /// Producer, during a started reorganization: piece k of the send
+    /// buffer is complete (DRI_Piece_ready; thread-safe).
+    void ready(int k);
+    /// Consumer: whether piece k of the receive buffer has arrived
+    /// (DRI_Piece_test), and waiting for it (DRI_Piece_wait).
+    bool arrived(int k);
+    void wait_piece(int k);
+
     /// Collective over the parent communicator of the transfer's groups.
     void commit();
     bool committed() const;

@@ -149,10 +149,13 @@ LocalPlan plan_local_boxes(const Side& send, const Side& recv, int send_index, i
             std::vector<Region> regs;
             tile_regions(mine, theirs[static_cast<std::size_t>(r)], elem, regs);
             if (regs.empty()) continue;
-            if (r == recv_index)
+            if (r == recv_index) {
+                // One piece (box sides are never split), landing in piece 0.
+                plan.self_pieces.push_back({0, 0, regs.size(), {0}});
                 plan.self = std::move(regs);
-            else
-                plan.sends.push_back({r, count_elements(regs), std::move(regs)});
+            } else {
+                plan.sends.push_back({r, count_elements(regs), std::move(regs), 0, {}});
+            }
         }
     }
     if (recv_index >= 0) {
@@ -163,7 +166,8 @@ LocalPlan plan_local_boxes(const Side& send, const Side& recv, int send_index, i
             if (s == send_index) continue; // the self part, planned above
             std::vector<Region> regs;
             tile_regions(theirs[static_cast<std::size_t>(s)], mine, elem, regs);
-            if (!regs.empty()) plan.recvs.push_back({s, count_elements(regs), std::move(regs)});
+            if (!regs.empty())
+                plan.recvs.push_back({s, count_elements(regs), std::move(regs), 0, {0}});
         }
         if (cells == Cells::all && !recv.dist->boxes())
             plan.fills = fill_regions(*recv.dist, plan.recv_layout, recv_index);

@@ -26,6 +26,11 @@ const char* role_name(int role) {
     return role == 0 ? "sending" : "receiving";
 }
 
+std::string split_text(int dim, int count) {
+    return dim < 0 ? "no pieces"
+                   : std::to_string(count) + " pieces along dimension " + std::to_string(dim);
+}
+
 SideData parse_description(const std::string& desc) {
     Reader r(reinterpret_cast<const std::byte*>(desc.data()), desc.size());
     SideData s;
@@ -94,6 +99,8 @@ void write_side_record(Writer& w, const SideRecord& s) {
     write_layout(w, s.layout);
     write_ranks(w, s.ranks);
     w.i64(s.combine);
+    w.i64(s.piece_dim);
+    w.i64(s.piece_count);
 }
 
 SideRecord read_side_record(Reader& r, int rank) {
@@ -107,6 +114,11 @@ SideRecord read_side_record(Reader& r, int rank) {
     s.layout = read_layout(r);
     s.ranks = read_ranks(r);
     s.combine = static_cast<int>(r.i64());
+    const Index dim = r.i64(), count = r.i64();
+    if (dim < -1 || dim >= max_dims || count < 1 || count > max_pieces || (dim < 0 && count != 1))
+        fail(Errc::internal, "corrupt transfer declaration");
+    s.piece_dim = static_cast<int>(dim);
+    s.piece_count = static_cast<int>(count);
     return s;
 }
 
@@ -144,7 +156,29 @@ MatchedSide rebuild(const std::string& what, const SideRecord& rec) {
             rec.layout,
             {},
             rec.desc,
-            rec.combine};
+            rec.combine,
+            {rec.piece_dim, rec.piece_count, {}}};
+}
+
+// Pieces move only between one sending and one receiving side of tensor
+// distributions (docs/api.md, "Pieces"): the same verdict everywhere.
+void check_pieces(const std::string& what, const Match& n) {
+    bool split = n.send.split.split();
+    bool boxes = n.send.dist->boxes() != nullptr;
+    for (const MatchedSide& r : n.recv) {
+        split = split || r.split.split();
+        boxes = boxes || r.dist->boxes() != nullptr;
+    }
+    if (!split) return;
+    if (n.recv.size() > 1)
+        fail(Errc::strategy, what + "pieces (DRI_Transfer_set_pieces) are not available on a "
+                                    "transfer with several receiving sides (fan-out)");
+    if (boxes)
+        fail(Errc::strategy,
+             what + "pieces (DRI_Transfer_set_pieces) are not available on box distributions");
+    for (const MatchedSide* side : {&n.send, &n.recv.front()})
+        if (side->split.dim >= side->dist->ndims())
+            fail(Errc::internal, what + "corrupt piece split");
 }
 
 // A process takes part in at most one receiving side of a name: otherwise
@@ -187,6 +221,19 @@ void set_own_layout(MatchedSide& side, int index, const Layout& own) {
     side.layouts[static_cast<std::size_t>(index)] = own;
 }
 
+void set_own_bounds(MatchedSide& side, int index, std::vector<Index> bounds) {
+    if (index < 0 || static_cast<std::size_t>(index) >= side.ranks.size() || !side.split.split())
+        fail(Errc::internal, "corrupt piece exchange");
+    const Index extent = side.dist->local_extents(index)[static_cast<std::size_t>(side.split.dim)];
+    try {
+        check_split(side.dist->ndims(), side.split.dim, side.split.count, bounds, extent);
+    } catch (const Error&) {
+        fail(Errc::internal, "corrupt piece exchange");
+    }
+    if (side.split.bounds.empty()) side.split.bounds.resize(side.ranks.size());
+    side.split.bounds[static_cast<std::size_t>(index)] = std::move(bounds);
+}
+
 void check_own_layouts(const std::string& name, const Match& m) {
     for (std::size_t k = 0; k < m.recv.size(); ++k)
         if (!m.send.layouts.empty() || !m.recv[k].layouts.empty())
@@ -219,6 +266,7 @@ void validate(const std::string& name, Match& n) {
     for (const SideRecord& rec : n.side[1])
         n.recv.push_back(rebuild(what, rec));
     check_receivers_disjoint(what, n);
+    check_pieces(what, n);
     for (std::size_t k = 0; k < n.recv.size(); ++k) {
         check_pair(what, n, k);
         std::vector<int> pair = n.send.ranks;
@@ -273,6 +321,14 @@ void check_member(const std::map<std::string, Match>& names, const MemberDeclara
                                      std::to_string(d.rank) +
                                      " asked for different combine operations on their receiving "
                                      "side (DRI_Transfer_set_combine)");
+    if (d.piece_dim != side.split.dim || d.piece_count != side.split.count)
+        fail(Errc::inconsistent,
+             what + "ranks " + std::to_string(d.first) + " and " + std::to_string(d.rank) +
+                 " split the " + role_name(d.role) + " side differently (" +
+                 split_text(side.split.dim, side.split.count) + " against " +
+                 split_text(d.piece_dim, d.piece_count) +
+                 "): every process of a side splits along the same dimension into as many "
+                 "pieces (DRI_Transfer_set_pieces)");
     if (d.index < 0 || static_cast<std::size_t>(d.index) >= side.ranks.size() ||
         side.ranks[static_cast<std::size_t>(d.index)] != d.rank)
         fail(Errc::group, what + "rank " + std::to_string(d.rank) + " is not where the " +

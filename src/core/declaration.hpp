@@ -46,6 +46,10 @@ struct SideRecord {
     // A receiving side: how arriving elements meet the cells they land in,
     // as a DRI_Combine value (3, REPLACE, stores them). 3 on a sending side.
     int combine = 3;
+    // The side's split into pieces (core/pieces.hpp): dimension (-1: none)
+    // and count, which every process of the side must repeat.
+    int piece_dim = -1;
+    int piece_count = 1;
 };
 
 // The group travels as runs of evenly spaced ranks: a few numbers for the
@@ -65,6 +69,8 @@ struct MemberDeclaration {
     std::vector<Index> sizes;          // of its ring's buffers
     int combine = 3;                   // as SideRecord::combine
     Layout layout = Layout::packed(1); // its own, which sizes its buffers
+    int piece_dim = -1;                // as SideRecord
+    int piece_count = 1;
 };
 
 // One side of a transfer as validation rebuilds it from its record. The
@@ -77,7 +83,10 @@ struct MatchedSide {
     std::vector<Layout> layouts; // each process's own, when they differ (plan.hpp, Side)
     std::string desc;
     int combine = 3; // as SideRecord::combine
-    Side side() const { return {dist.get(), layout, layouts}; }
+    // Its pieces: the record's dimension and count, and the explicit
+    // boundaries of the processes that gave their own (set_own_bounds).
+    PieceSplit split;
+    Side side() const { return {dist.get(), layout, layouts, split}; }
 };
 
 // Everything known about one name after the exchange; `validate` fills in
@@ -123,6 +132,11 @@ void check_member(const std::map<std::string, Match>& names, const MemberDeclara
 // Records that process `index` of a side stores its block in `own`, not in
 // the side's layout (the first such call makes the side's layout list).
 void set_own_layout(MatchedSide& side, int index, const Layout& own);
+
+// Records that process `index` of a side splits its block at `bounds`
+// (DRI_Transfer_set_piece_bounds), checked against its block (Errc::internal:
+// the process checked them when it set them).
+void set_own_bounds(MatchedSide& side, int index, std::vector<Index> bounds);
 
 // The pair checks of validate again, after set_own_layout: the same lists on
 // every process, the same verdict.

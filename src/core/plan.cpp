@@ -7,6 +7,7 @@
 #include "core/pair_strides.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace dri::core {
 
@@ -185,51 +186,6 @@ Index count_elements(const std::vector<Region>& regs) {
     return e;
 }
 
-// Zero-filled receive cells: every combination of per-dimension spans in
-// which at least one dimension is zero padding.
-std::vector<Region> fill_regions(const Distribution& rd, const LocalLayout& rl, int r) {
-    const int nd = rd.ndims();
-    const std::vector<int> c = rd.coords(r);
-    struct Span {
-        Index local, n;
-        bool zero;
-    };
-    std::vector<std::vector<Span>> spans(static_cast<std::size_t>(nd));
-    bool any_zero = false;
-    for (int d = 0; d < nd; ++d) {
-        auto& sp = spans[static_cast<std::size_t>(d)];
-        for (const Piece& p : recv_pieces(rd, d, c[static_cast<std::size_t>(d)])) {
-            const bool z = p.kind == PieceKind::zero;
-            any_zero |= z;
-            if (!sp.empty() && sp.back().zero == z && sp.back().local + sp.back().n == p.local)
-                sp.back().n += p.n;
-            else
-                sp.push_back({p.local, p.n, z});
-        }
-        if (sp.empty()) return {}; // no stored cells at all
-    }
-    std::vector<Region> out;
-    if (!any_zero) return out;
-    for_each_index(
-        nd, [&](int d) { return spans[static_cast<std::size_t>(d)].size(); },
-        [&](const std::size_t* it) {
-            bool zero = false;
-            for (std::size_t d = 0; d < static_cast<std::size_t>(nd); ++d)
-                zero |= spans[d][it[d]].zero;
-            if (!zero) return;
-            Region reg;
-            for (std::size_t d = 0; d < static_cast<std::size_t>(nd); ++d) {
-                const Span& s = spans[d][it[d]];
-                const Index stride = rl.strides[d] * rl.elem_size;
-                reg.r_off += s.local * stride;
-                reg.axes.push_back({s.n, 0, stride});
-            }
-            normalize(reg);
-            out.push_back(std::move(reg));
-        });
-    return out;
-}
-
 namespace {
 
 // Per dimension, for a fixed coordinate on one side, the runs with every
@@ -392,8 +348,11 @@ std::vector<std::vector<Range>> pair_global_ranges(const Side& send, const Side&
 LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int recv_index,
                      Cells cells) {
     check_sides(send, recv);
-    if (send.dist->boxes() || recv.dist->boxes())
+    if (send.dist->boxes() || recv.dist->boxes()) {
+        if (send.split.split() || recv.split.split())
+            fail(Errc::strategy, "pieces are not available on box distributions");
         return plan_local_boxes(send, recv, send_index, recv_index, cells);
+    }
     const Distribution& sd = *send.dist;
     const Distribution& rd = *recv.dist;
     LocalPlan plan;
@@ -402,17 +361,23 @@ LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int rec
         plan.send_layout = bind_side(send, send_index);
         const DimRuns dr = runs_from_sender(sd, rd, sd.coords(send_index), cells);
         PeerStrides strides(plan.send_layout, recv, true);
-        for_each_peer(
-            dr, [&](const std::vector<int>& cr, const std::vector<const std::vector<Run>*>& runs) {
-                const int r = rd.index_of(cr);
-                std::vector<Region>* target = &plan.self;
-                if (r != recv_index) {
-                    plan.sends.push_back({r, 0, {}});
-                    target = &plan.sends.back().regions;
+        for_each_peer(dr, [&](const std::vector<int>& cr,
+                              const std::vector<const std::vector<Run>*>& runs) {
+            const int r = rd.index_of(cr);
+            const bool self = r == recv_index;
+            for (PieceGroup& g :
+                 split_pair(runs, strides.get(r), send, send_index, recv, r, self)) {
+                if (self) {
+                    plan.self_pieces.push_back({g.piece, plan.self.size(),
+                                                plan.self.size() + g.regions.size(),
+                                                std::move(g.lands)});
+                    std::move(g.regions.begin(), g.regions.end(), std::back_inserter(plan.self));
+                    continue;
                 }
-                emit_regions(runs, strides.get(r), *target);
-                if (r != recv_index) plan.sends.back().elements = count_elements(*target);
-            });
+                const Index e = count_elements(g.regions);
+                plan.sends.push_back({r, e, std::move(g.regions), g.piece, {}});
+            }
+        });
     }
     if (recv_index >= 0) {
         plan.recv_layout = bind_side(recv, recv_index);
@@ -422,17 +387,24 @@ LocalPlan plan_local(const Side& send, const Side& recv, int send_index, int rec
             dr, [&](const std::vector<int>& cs, const std::vector<const std::vector<Run>*>& runs) {
                 const int s = sd.index_of(cs);
                 if (s == send_index) return; // the self part, planned above
-                plan.recvs.push_back({s, 0, {}});
-                emit_regions(runs, strides.get(s), plan.recvs.back().regions);
-                plan.recvs.back().elements = count_elements(plan.recvs.back().regions);
+                for (PieceGroup& g :
+                     split_pair(runs, strides.get(s), send, s, recv, recv_index, true)) {
+                    const Index e = count_elements(g.regions);
+                    plan.recvs.push_back({s, e, std::move(g.regions), g.piece, std::move(g.lands)});
+                }
             });
         if (cells == Cells::all) plan.fills = fill_regions(rd, plan.recv_layout, recv_index);
     }
+    plan.send_split = send_index >= 0 && send.split.split();
+    plan.recv_split = recv_index >= 0 && recv.split.split();
+    if (plan.send_split) plan.send_pieces = send.split.count;
+    if (plan.recv_split) plan.recv_pieces = recv.split.count;
     // Peers were met in grid-coordinate order, which is index order only in
-    // a row-major grid: sort by index, as the strategies expect.
+    // a row-major grid: sort by index, as the strategies expect (stable: a
+    // pair's pieces stay in piece order).
     const auto by_peer = [](const PeerRegions& a, const PeerRegions& b) { return a.peer < b.peer; };
-    std::sort(plan.sends.begin(), plan.sends.end(), by_peer);
-    std::sort(plan.recvs.begin(), plan.recvs.end(), by_peer);
+    std::stable_sort(plan.sends.begin(), plan.sends.end(), by_peer);
+    std::stable_sort(plan.recvs.begin(), plan.recvs.end(), by_peer);
     return plan;
 }
 } // namespace dri::core

@@ -12,6 +12,7 @@
 
 #include "core/distribution.hpp"
 #include "core/layout.hpp"
+#include "core/pieces.hpp"
 
 #include <vector>
 
@@ -36,17 +37,26 @@ struct PeerRegions {
     int peer = -1;      // receiver index (in sends) or sender index (in recvs)
     Index elements = 0; // total over the regions
     std::vector<Region> regions;
+    // When the sending side is split into pieces (core/pieces.hpp), a pair
+    // has one entry per sender piece with cells in it, in piece order: its
+    // piece, and (in recvs) the receiver's pieces its cells land in. Not
+    // split: one entry, piece 0, landing in piece 0 (or every receiver
+    // piece its cells reach).
+    int piece = 0;
+    std::vector<int> lands;
 };
 
 // One side of a reorganization. Each process may store its block in its own
 // layout: `layouts[i]` is process i's when `layouts` is not empty, else every
 // process stores in `layout`.
 struct Side {
-    Side(const Distribution* d = nullptr, Layout l = {}, std::vector<Layout> own = {})
-        : dist(d), layout(std::move(l)), layouts(std::move(own)) {}
+    Side(const Distribution* d = nullptr, Layout l = {}, std::vector<Layout> own = {},
+         PieceSplit pieces = {})
+        : dist(d), layout(std::move(l)), layouts(std::move(own)), split(std::move(pieces)) {}
     const Distribution* dist = nullptr;
     Layout layout;
     std::vector<Layout> layouts;
+    PieceSplit split; // how the side's processes split their blocks (not split: one piece)
     const Layout& layout_of(int index) const {
         return layouts.empty() ? layout : layouts[static_cast<std::size_t>(index)];
     }
@@ -63,6 +73,19 @@ struct LocalPlan {
     std::vector<PeerRegions> recvs; // from other senders, by sender index
     std::vector<Region> self;       // own send buffer -> own receive buffer
     std::vector<Region> fills;      // receive-buffer regions zero-filled (r_off, axes[].r)
+    // Pieces (core/pieces.hpp): whether this process's blocks are split on
+    // each side and into how many pieces (1 when not split or without the
+    // role; a split may have one piece), and `self` grouped by send piece:
+    // regions [begin, end) of `self` belong to send piece `piece` and land in
+    // receive pieces `lands`. Every group with cells, in piece order.
+    bool send_split = false, recv_split = false;
+    int send_pieces = 1, recv_pieces = 1;
+    struct SelfPiece {
+        int piece = 0;
+        std::size_t begin = 0, end = 0;
+        std::vector<int> lands;
+    };
+    std::vector<SelfPiece> self_pieces;
 };
 
 // Checks that both sides describe the same global array (Errc::mismatch),

@@ -51,6 +51,23 @@ void emit_regions(const std::vector<const std::vector<Run>*>& runs, const Stride
 
 Index count_elements(const std::vector<Region>& regs);
 
+// One sender piece's share of a pair: its regions, and the receiver pieces
+// they land in (when asked for).
+struct PieceGroup {
+    int piece = 0;
+    std::vector<Region> regions;
+    std::vector<int> lands;
+};
+
+// The regions of the pair (sender s, receiver r) whose per-dimension runs
+// are `runs`, grouped by s's pieces (core/pieces.hpp): one group per piece
+// with cells in the pair, in piece order; without a split, one group with
+// the regions emit_regions gives. `lands`: also say which of r's pieces each
+// group lands in. Both processes of a pair group alike.
+std::vector<PieceGroup> split_pair(const std::vector<const std::vector<Run>*>& runs,
+                                   const Strides& st, const Side& send, int s, const Side& recv,
+                                   int r, bool lands);
+
 // Zero-filled receive cells of receiver r of a tensor distribution.
 std::vector<Region> fill_regions(const Distribution& rd, const LocalLayout& rl, int r);
 

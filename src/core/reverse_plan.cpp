@@ -18,7 +18,7 @@ LocalPlan reverse_plan(const LocalPlan& forward) {
     rev.recv_layout = forward.send_layout;
     const auto swap_all = [](const std::vector<PeerRegions>& from, std::vector<PeerRegions>& to) {
         for (const PeerRegions& p : from) {
-            to.push_back({p.peer, p.elements, {}});
+            to.push_back({p.peer, p.elements, {}, 0, {}});
             for (const Region& r : p.regions)
                 to.back().regions.push_back(swapped(r));
         }

@@ -123,12 +123,18 @@ Candidates build_candidates(const TransferImpl& t, const core::Match& m, std::si
     ExecutorContext ctx = context_of(t, m, k);
     const auto requested = static_cast<Strategy>(m.strategy);
     const bool peers = requested == Strategy::automatic && peers_exchange(plan, comm);
-    const Choice choice = choose(requested, peers);
+    const bool split = m.send.split.split() || m.recv[k].split.split();
+    const Choice choice = choose(requested, peers, split);
     ctx.asked = choice.first_that_applies ? ExecutorContext::Asked::automatic
                 : choice.timed            ? ExecutorContext::Asked::measured
                                           : ExecutorContext::Asked::forced;
     Candidates c;
     for (const StrategyRow* row : choice.candidates) {
+        if (split && !row->pieces)
+            throw AgreedError(core::Errc::strategy,
+                              "transfer '" + t.name + "': strategy " + row->name +
+                                  " does not move pieces (DRI_Transfer_set_pieces); AUTO and "
+                                  "P2P do");
         ctx.comm = library_dup(comm); // the executor owns it from here, even if it fails
         const MPI_Comm mine = ctx.comm;
         Built b = row->build(plan, ctx);

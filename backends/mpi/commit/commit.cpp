@@ -142,6 +142,9 @@ void install(const Local& local, Names& names, std::map<std::string, Pairs>& bui
             execs.push_back({std::move(p.built[i].execs.front()), p.receives[i]});
         t.exec = make_fanout(std::move(execs));
         t.chosen = p.built.front().kinds.front();
+        if (t.send && t.send->piece_dim >= 0)
+            t.marked = std::make_unique<std::atomic<bool>[]>(
+                static_cast<std::size_t>(t.send->piece_count));
         t.committed = true;
         for (auto* role : {&t.send, &t.recv})
             if (*role) (*role)->current = 0;

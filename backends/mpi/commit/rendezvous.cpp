@@ -41,7 +41,7 @@ Names publish_sides(MPI_Comm comm, std::span<TransferImpl* const> xfers) {
         const GroupImpl& g = *role.dist->group;
         if (g.my_index != 0) return;
         mine.push_back({t.name, id, static_cast<int>(t.strategy), description(role), role.layout,
-                        g.ranks, 0, combine_of(t, id)});
+                        g.ranks, 0, combine_of(t, id), role.piece_dim, role.piece_count});
     });
     w.i64(static_cast<core::Index>(mine.size()));
     for (const core::SideRecord& s : mine)
@@ -71,7 +71,9 @@ void check_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Na
                                             g.ranks.front(),
                                             {},
                                             combine_of(t, id),
-                                            role.layout};
+                                            role.layout,
+                                            role.piece_dim,
+                                            role.piece_count};
                   for (const auto& b : role.buffers)
                       d.sizes.push_back(static_cast<core::Index>(b.size()));
                   core::check_member(names, d);
@@ -79,17 +81,22 @@ void check_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Na
           }));
 }
 
-// Whether a role's own layout differs from its side's (the first process's).
+// Whether a role's own layout differs from its side's (the first process's),
+// or it splits its block at boundaries of its own: what exchange_own spreads.
 bool own_layout(const TransferImpl& t, int id, const Role& role, const Names& names) {
     const core::Match& m = names.at(t.name);
     return !(role.layout == m.of(id, description(role)).layout);
+}
+bool has_own(const TransferImpl& t, int id, const Role& role, const Names& names) {
+    return own_layout(t, id, role, names) || !role.piece_bounds.empty();
 }
 
 // 3. Every member declared: the declarations per side, summed. Each passed
 // its own check, so a side whose count is its group's size is complete.
 // Only when one is not do the processes say which index they hold, to name
 // the missing one. One more count, in the same reduction: the roles whose
-// layout differs from their side's, which exchange_layouts then spreads.
+// layout differs from their side's or that split at their own boundaries,
+// which exchange_own then spreads.
 long long count_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, const Names& names) {
     std::map<std::string, std::size_t> first; // the name's first slot: its sending side
     std::size_t slots = 0;
@@ -105,7 +112,7 @@ long long count_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, con
     std::vector<long long> count(slots + 1, 0);
     for_each_role(xfers, [&](const TransferImpl& t, int id, const Role& role) {
         ++count[slot(t, id, role)];
-        if (own_layout(t, id, role, names)) ++count[slots];
+        if (has_own(t, id, role, names)) ++count[slots];
     });
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, count.data(), static_cast<int>(count.size()),
                             MPI_LONG_LONG, MPI_SUM, comm),
@@ -129,36 +136,48 @@ long long count_members(MPI_Comm comm, std::span<TransferImpl* const> xfers, con
 }
 
 // 4. Only when some process stores its block in a layout other than its
-// side's: every such role says so (name, side, index, layout), every
-// process records them on the sides and checks each pair again with them
-// (the same lists everywhere, the same verdict).
-void exchange_layouts(MPI_Comm comm, std::span<TransferImpl* const> xfers, Names& names) {
+// side's, or splits it at boundaries of its own: every such role says so
+// (name, side, index, what it has of its own), every process records them
+// on the sides and checks each pair again with them (the same lists
+// everywhere, the same verdict).
+void exchange_own(MPI_Comm comm, std::span<TransferImpl* const> xfers, Names& names) {
     core::Writer w;
     for_each_role(xfers, [&](const TransferImpl& t, int id, const Role& role) {
-        if (!own_layout(t, id, role, names)) return;
+        if (!has_own(t, id, role, names)) return;
         w.str(t.name);
         w.i64(id == 0 ? -1 : names.at(t.name).find_recv(description(role)));
         w.i64(role.dist->group->my_index);
-        core::write_layout(w, role.layout);
+        const bool layout = own_layout(t, id, role, names);
+        w.i64(layout ? 1 : 0);
+        if (layout) core::write_layout(w, role.layout);
+        w.i64(static_cast<core::Index>(role.piece_bounds.size()));
+        for (core::Index b : role.piece_bounds)
+            w.i64(b);
     });
     const std::vector<std::byte> all = gather_sparse(comm, w.bytes());
     core::Reader parts(all.data(), all.size());
+    const auto corrupt = [] { core::fail(core::Errc::internal, "corrupt layout exchange"); };
     while (!parts.done()) {
         parts.i64(); // the contributing rank
         const core::Index size = parts.i64();
-        if (size < 0 || static_cast<std::size_t>(size) > all.size())
-            core::fail(core::Errc::internal, "corrupt layout exchange");
+        if (size < 0 || static_cast<std::size_t>(size) > all.size()) corrupt();
         core::Reader rd(parts.take(static_cast<std::size_t>(size)), static_cast<std::size_t>(size));
         while (!rd.done()) {
             const auto it = names.find(rd.str());
             const core::Index k = rd.i64(), index = rd.i64();
-            const core::Layout own = core::read_layout(rd);
             if (it == names.end() || k < -1 ||
                 k >= static_cast<core::Index>(it->second.recv.size()) || index > INT_MAX)
-                core::fail(core::Errc::internal, "corrupt layout exchange");
+                corrupt();
             core::Match& m = it->second;
-            core::set_own_layout(k < 0 ? m.send : m.recv[static_cast<std::size_t>(k)],
-                                 static_cast<int>(index), own);
+            core::MatchedSide& side = k < 0 ? m.send : m.recv[static_cast<std::size_t>(k)];
+            if (rd.i64() != 0)
+                core::set_own_layout(side, static_cast<int>(index), core::read_layout(rd));
+            const core::Index nb = rd.i64();
+            if (nb < 0 || nb > core::max_pieces + 1) corrupt();
+            std::vector<core::Index> bounds(static_cast<std::size_t>(nb));
+            for (core::Index& b : bounds)
+                b = rd.i64();
+            if (nb > 0) core::set_own_bounds(side, static_cast<int>(index), std::move(bounds));
         }
     }
     for (const auto& [name, m] : names)
@@ -174,7 +193,7 @@ int receiving_side(const TransferImpl& t, const core::Match& m) {
 Names exchange_declarations(MPI_Comm comm, std::span<TransferImpl* const> xfers) {
     Names names = publish_sides(comm, xfers);
     check_members(comm, xfers, names);
-    if (count_members(comm, xfers, names) > 0) exchange_layouts(comm, xfers, names);
+    if (count_members(comm, xfers, names) > 0) exchange_own(comm, xfers, names);
     return names;
 }
 

@@ -36,6 +36,14 @@ void run_local(const core::LocalPlan& plan, const Arrival& arrival, const std::b
             core::copy_region(send, recv, r, plan.elem_size);
 }
 
+void Executor::piece_ready(int) {
+    core::fail(core::Errc::internal, "piece_ready on an executor that does not move pieces");
+}
+
+bool Executor::piece_arrived(int, bool) {
+    core::fail(core::Errc::internal, "piece_arrived on an executor that does not move pieces");
+}
+
 void RequestExecutor::wait_requests(const Progressable* self) {
     while (pending_ > 0) {
         const int index = wait_any_progressing(static_cast<int>(reqs_.size()), reqs_.data(), self);

@@ -123,6 +123,11 @@ class CommExecutor : public Executor {
     void run_local(const std::byte* send, std::byte* recv) const {
         detail::run_local(local_, arrival_, send, recv);
     }
+    // The zero fills alone, from `fills`: a plan that holds local_'s fills
+    // and no self region.
+    void run_fills(const core::LocalPlan& fills, std::byte* recv) const {
+        detail::run_local(fills, arrival_, nullptr, recv);
+    }
 
     MPI_Comm comm_;
     Arrival arrival_;

@@ -25,6 +25,13 @@ class Executor {
     virtual void start(const std::byte* send, std::byte* recv) = 0;
     virtual void wait() = 0;
     virtual bool test() = 0;
+    // Pieces (core/pieces.hpp), for executors that move them: after start,
+    // send piece k of a split send role is complete (from any thread);
+    // whether receive piece k has arrived (block: wait until it has). The
+    // transfer checks the arguments and the marks before it asks.
+    virtual bool moves_pieces() const { return false; }
+    virtual void piece_ready(int k);
+    virtual bool piece_arrived(int k, bool block);
     // Frees MPI resources; the executor is unusable afterwards.
     virtual void release() noexcept = 0;
     // After an MPI error in run/start/wait/test: gives up the reorganization

@@ -89,22 +89,22 @@ Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_
 }
 
 int send_bytes(const std::byte* buf, core::Index bytes, const Datatype& type, int peer,
-               MPI_Comm comm, MPI_Request* req) {
-    if (type.get() != MPI_DATATYPE_NULL) return MPI_Isend(buf, 1, type.get(), peer, 0, comm, req);
+               MPI_Comm comm, MPI_Request* req, int tag) {
+    if (type.get() != MPI_DATATYPE_NULL) return MPI_Isend(buf, 1, type.get(), peer, tag, comm, req);
 #if DRI_MPI_LARGE_COUNT
-    return MPI_Isend_c(buf, bytes, MPI_BYTE, peer, 0, comm, req);
+    return MPI_Isend_c(buf, bytes, MPI_BYTE, peer, tag, comm, req);
 #else
-    return MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, peer, 0, comm, req);
+    return MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, peer, tag, comm, req);
 #endif
 }
 
 int recv_bytes(std::byte* buf, core::Index bytes, const Datatype& type, int peer, MPI_Comm comm,
-               MPI_Request* req) {
-    if (type.get() != MPI_DATATYPE_NULL) return MPI_Irecv(buf, 1, type.get(), peer, 0, comm, req);
+               MPI_Request* req, int tag) {
+    if (type.get() != MPI_DATATYPE_NULL) return MPI_Irecv(buf, 1, type.get(), peer, tag, comm, req);
 #if DRI_MPI_LARGE_COUNT
-    return MPI_Irecv_c(buf, bytes, MPI_BYTE, peer, 0, comm, req);
+    return MPI_Irecv_c(buf, bytes, MPI_BYTE, peer, tag, comm, req);
 #else
-    return MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, peer, 0, comm, req);
+    return MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, peer, tag, comm, req);
 #endif
 }
 
@@ -130,6 +130,8 @@ Message plan_message(const core::PeerRegions& p, int rank, core::Index elem, boo
     }
     if (m.route != Route::datatype && needs_big(m.bytes)) m.type = byte_range_datatype(0, m.bytes);
     m.regions = p.regions;
+    m.piece = p.piece;
+    m.lands = p.lands;
     return m;
 }
 

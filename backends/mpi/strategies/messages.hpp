@@ -82,10 +82,11 @@ Route route_of(const std::vector<core::Region>& regs, core::Index elem, bool is_
 // the message has a datatype, one element of it at buf. The datatype is the
 // derived type of Route::datatype, or on MPI-3 a byte-range type for more
 // than INT_MAX contiguous bytes (see needs_big); both are built at commit.
+// A pair's messages of different pieces travel with the piece as their tag.
 int send_bytes(const std::byte* buf, core::Index bytes, const Datatype& type, int peer,
-               MPI_Comm comm, MPI_Request* req);
+               MPI_Comm comm, MPI_Request* req, int tag = 0);
 int recv_bytes(std::byte* buf, core::Index bytes, const Datatype& type, int peer, MPI_Comm comm,
-               MPI_Request* req);
+               MPI_Request* req, int tag = 0);
 
 // True when `bytes` cannot be an int count of MPI_BYTE in this build.
 bool needs_big(core::Index bytes);
@@ -98,6 +99,8 @@ struct Message {
     core::Index offset = 0; // in the user's buffer (direct; 0 for datatype) or scratch (packed)
     Datatype type;          // Route::datatype, or a byte range above INT_MAX on MPI-3
     std::vector<core::Region> regions;
+    int piece = 0;          // the sender's piece (core::PeerRegions)
+    std::vector<int> lands; // the receiver's pieces it lands in (received messages)
 };
 
 // The message carrying p's regions to or from `rank` (is_send: this

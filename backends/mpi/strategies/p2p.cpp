@@ -1,6 +1,12 @@
 // P2P: all receives posted first, each peer's side sent straight, as a
 // datatype or packed (route_of, messages.hpp) and at once, the self part
 // copied while messages fly, each packed message unpacked as it arrives.
+//
+// With pieces (core/pieces.hpp) a pair travels as one message per sender
+// piece, tagged with the piece: a split send role sends piece k's messages
+// and copies its self part when piece k is marked ready, from the marking
+// thread; a receive piece has arrived once every message and self part
+// landing in it has (counted down per piece as they complete).
 #include "mpi/datatype.hpp"
 #include "mpi/strategies/base.hpp"
 #include "mpi/strategies/messages.hpp"
@@ -8,6 +14,10 @@
 #include "mpi/strategies/scratch.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 namespace dri::detail {
 
@@ -21,24 +31,70 @@ class P2PExecutor final : public RequestExecutor {
     ~P2PExecutor() override { release(); }
 
     void start(const std::byte* send, std::byte* recv) override {
+        send_ = send;
         recv_target_ = recv;
+        for (std::size_t j = 0; j < lands_total_.size(); ++j)
+            remaining_[j].store(lands_total_[j], std::memory_order_relaxed);
         // Direct and datatype messages sit in the user's buffer (a datatype
         // carries its own offsets: m.offset is 0), packed ones in scratch.
         std::size_t k = 0;
         for (const Msg& m : recvs_) {
             std::byte* at = (m.route == Route::packed ? rbuf_.get() : recv) + m.offset;
-            check_mpi(recv_bytes(at, m.bytes, m.type, m.rank, comm_, &reqs_[k++]), "MPI_Irecv");
+            check_mpi(recv_bytes(at, m.bytes, m.type, m.rank, comm_, &reqs_[k++], m.piece),
+                      "MPI_Irecv");
         }
-        for (const Msg& m : sends_) {
-            const std::byte* at = send + m.offset;
-            if (m.route == Route::packed) {
-                pack_all(send, m.regions, elem_size(), sbuf_.get() + m.offset);
-                at = sbuf_.get() + m.offset;
+        if (!send_split_) {
+            for (std::size_t i = 0; i < sends_.size(); ++i)
+                send_one(i);
+            run_local(send, recv);
+            for (const core::LocalPlan::SelfPiece& g : self_pieces_)
+                landed(g.lands);
+        } else {
+            run_fills(fills_only_, recv);
+        }
+        pending_ = static_cast<int>(recvs_.size() + (send_split_ ? 0 : sends_.size()));
+    }
+
+    // The transfer has checked that every piece was marked, after each
+    // marking returned: every send is posted.
+    void wait() override {
+        std::lock_guard<std::mutex> lock(recv_mutex_);
+        count_pending();
+        wait_requests(nullptr);
+    }
+    bool test() override {
+        std::lock_guard<std::mutex> lock(recv_mutex_);
+        count_pending();
+        return test_requests();
+    }
+
+    bool moves_pieces() const override { return true; }
+
+    void piece_ready(int k) override {
+        for (std::size_t i : piece_sends_[static_cast<std::size_t>(k)])
+            send_one(i);
+        for (const core::LocalPlan::SelfPiece& g : self_pieces_) {
+            if (g.piece != k) continue;
+            for (std::size_t r = g.begin; r < g.end; ++r)
+                arrival_.region(send_, recv_target_, local_.self[r]);
+            landed(g.lands);
+        }
+    }
+
+    bool piece_arrived(int k, bool block) override {
+        const std::atomic<int>& left = remaining_[static_cast<std::size_t>(k)];
+        for (;;) {
+            {
+                std::lock_guard<std::mutex> lock(recv_mutex_);
+                if (left.load(std::memory_order_acquire) == 0) return true;
+                if (receive_some(block && receives_active())) continue;
             }
-            check_mpi(send_bytes(at, m.bytes, m.type, m.rank, comm_, &reqs_[k++]), "MPI_Isend");
+            if (left.load(std::memory_order_acquire) == 0) return true;
+            if (!block) return false;
+            // Only this process's own send pieces are missing: another
+            // thread marks them.
+            std::this_thread::yield();
         }
-        run_local(send, recv);
-        pending_ = static_cast<int>(reqs_.size());
     }
 
     void drop_pending() noexcept override {
@@ -75,6 +131,78 @@ class P2PExecutor final : public RequestExecutor {
         rbuf_ = Scratch(roff);
         reqs_.assign(recvs_.size() + sends_.size(), MPI_REQUEST_NULL);
         done_.assign(reqs_.size(), 0);
+        build_pieces(plan);
+    }
+
+    // Which messages each send piece sends, and how many messages and self
+    // parts land in each receive piece.
+    void build_pieces(const core::LocalPlan& plan) {
+        send_split_ = plan.send_split;
+        self_pieces_ = plan.self_pieces;
+        // The fills as construct() prepared them (a combined fill reads one zero).
+        fills_only_.elem_size = local_.elem_size;
+        fills_only_.fills = local_.fills;
+        piece_sends_.resize(static_cast<std::size_t>(plan.send_pieces));
+        for (std::size_t i = 0; i < sends_.size(); ++i)
+            piece_sends_.at(static_cast<std::size_t>(sends_[i].piece)).push_back(i);
+        lands_total_.assign(static_cast<std::size_t>(plan.recv_pieces), 0);
+        const auto count = [&](const std::vector<int>& lands) {
+            for (int j : lands)
+                ++lands_total_.at(static_cast<std::size_t>(j));
+        };
+        for (const Msg& m : recvs_)
+            count(m.lands);
+        for (const core::LocalPlan::SelfPiece& g : self_pieces_)
+            count(g.lands);
+        remaining_ = std::make_unique<std::atomic<int>[]>(lands_total_.size());
+    }
+
+    void send_one(std::size_t i) {
+        const Msg& m = sends_[i];
+        const std::byte* at = send_ + m.offset;
+        if (m.route == Route::packed) {
+            pack_all(send_, m.regions, elem_size(), sbuf_.get() + m.offset);
+            at = sbuf_.get() + m.offset;
+        }
+        check_mpi(
+            send_bytes(at, m.bytes, m.type, m.rank, comm_, &reqs_[recvs_.size() + i], m.piece),
+            "MPI_Isend");
+    }
+
+    void landed(const std::vector<int>& lands) {
+        for (int j : lands)
+            remaining_[static_cast<std::size_t>(j)].fetch_sub(1, std::memory_order_acq_rel);
+    }
+
+    // The receive mutex held: completes the receives that have arrived (or
+    // waits for one, with `block`); false when none completed.
+    bool receive_some(bool block) {
+        const int n = static_cast<int>(recvs_.size());
+        if (block) {
+            const int index = wait_any_progressing(n, reqs_.data(), nullptr);
+            if (index == MPI_UNDEFINED) return false;
+            arrived(index);
+            return true;
+        }
+        int count = 0;
+        check_mpi(MPI_Testsome(n, reqs_.data(), &count, done_.data(), MPI_STATUSES_IGNORE),
+                  "MPI_Testsome");
+        for (int i = 0; i < count; ++i)
+            arrived(done_[static_cast<std::size_t>(i)]);
+        return count > 0 && count != MPI_UNDEFINED;
+    }
+
+    bool receives_active() const {
+        for (std::size_t i = 0; i < recvs_.size(); ++i)
+            if (reqs_[i] != MPI_REQUEST_NULL) return true;
+        return false;
+    }
+
+    // Requests still active (completed ones are MPI_REQUEST_NULL): receives
+    // may have completed in piece_arrived, sends were posted by the markings.
+    void count_pending() {
+        pending_ = static_cast<int>(std::count_if(
+            reqs_.begin(), reqs_.end(), [](MPI_Request r) { return r != MPI_REQUEST_NULL; }));
     }
 
     void arrived(int index) override {
@@ -83,6 +211,7 @@ class P2PExecutor final : public RequestExecutor {
         const Msg& m = recvs_[static_cast<std::size_t>(index)];
         if (m.route == Route::packed)
             arrival_.unpack(rbuf_.get() + m.offset, m.regions, recv_target_);
+        landed(m.lands);
     }
 
     void release_more() noexcept override {
@@ -97,7 +226,21 @@ class P2PExecutor final : public RequestExecutor {
 
     std::vector<Msg> sends_, recvs_;
     Scratch sbuf_, rbuf_;
+    const std::byte* send_ = nullptr;
     std::byte* recv_target_ = nullptr;
+    // Pieces: whether the send role is split (else start sends everything),
+    // the send slots of each send piece, the self part by send piece, and per
+    // receive piece how many messages and self parts land in it, and how many
+    // of this reorganization's have not yet landed.
+    bool send_split_ = false;
+    std::vector<std::vector<std::size_t>> piece_sends_;
+    std::vector<core::LocalPlan::SelfPiece> self_pieces_;
+    core::LocalPlan fills_only_; // the local part without its self regions
+    std::vector<int> lands_total_;
+    std::unique_ptr<std::atomic<int>[]> remaining_;
+    // Receives complete under it: a consumer's threads may ask for pieces
+    // at once, and the whole-frame wait or test with them.
+    std::mutex recv_mutex_;
 };
 
 } // namespace

@@ -28,13 +28,13 @@ namespace {
 // otherwise) and overlaps the self copy with the messages. MEASURE times every row marked
 // in_measure.
 constexpr std::array<StrategyRow, 6> rows{{
-    // kind              name         build            auto   measure needs peers
-    {Strategy::shared, "SHARED", build_shared, true, true, true},
-    {Strategy::hybrid, "HYBRID", build_hybrid, true, true, true},
-    {Strategy::nodes, "NODES", build_nodes, true, true, true},
-    {Strategy::p2p, "P2P", build_p2p, true, true, false},
-    {Strategy::packed, "PACKED", build_packed, false, true, false},
-    {Strategy::alltoallw, "ALLTOALLW", build_alltoallw, false, true, false},
+    // kind              name         build            auto   measure needs peers pieces
+    {Strategy::shared, "SHARED", build_shared, true, true, true, false},
+    {Strategy::hybrid, "HYBRID", build_hybrid, true, true, true, false},
+    {Strategy::nodes, "NODES", build_nodes, true, true, true, false},
+    {Strategy::p2p, "P2P", build_p2p, true, true, false, true},
+    {Strategy::packed, "PACKED", build_packed, false, true, false, false},
+    {Strategy::alltoallw, "ALLTOALLW", build_alltoallw, false, true, false, false},
 }};
 
 } // namespace
@@ -46,16 +46,17 @@ const StrategyRow& strategy_row(Strategy s) {
                "no strategy row for strategy " + std::to_string(static_cast<int>(s)));
 }
 
-Choice choose(Strategy requested, bool peers) {
+Choice choose(Strategy requested, bool peers, bool split) {
     Choice c;
     if (requested == Strategy::automatic) {
         c.first_that_applies = true;
         for (const StrategyRow& r : rows)
-            if (r.in_auto && (peers || !r.auto_needs_peers)) c.candidates.push_back(&r);
+            if (r.in_auto && (peers || !r.auto_needs_peers) && (r.pieces || !split))
+                c.candidates.push_back(&r);
     } else if (requested == Strategy::measure) {
         c.timed = true;
         for (const StrategyRow& r : rows)
-            if (r.in_measure) c.candidates.push_back(&r);
+            if (r.in_measure && (r.pieces || !split)) c.candidates.push_back(&r);
     } else {
         c.candidates.push_back(&strategy_row(requested));
     }

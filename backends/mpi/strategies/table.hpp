@@ -22,6 +22,9 @@ struct StrategyRow {
     // AUTO skips this row for transfers in which no process reads from
     // another (every strategy is then the same local copy).
     bool auto_needs_peers;
+    // Whether its executor moves pieces (Executor::piece_ready): only such
+    // rows serve a transfer with a split side.
+    bool pieces;
 };
 
 const StrategyRow& strategy_row(Strategy s);
@@ -36,7 +39,9 @@ struct Choice {
     bool timed = false;
 };
 
-// `peers`: whether some process of the transfer reads from another.
-Choice choose(Strategy requested, bool peers);
+// `peers`: whether some process of the transfer reads from another;
+// `split`: whether a side of the pair is split into pieces (AUTO and
+// MEASURE then keep the rows that move pieces).
+Choice choose(Strategy requested, bool peers, bool split = false);
 
 } // namespace dri::detail

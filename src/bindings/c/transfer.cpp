@@ -102,16 +102,24 @@ int DRI_Free_mem(void* base) {
     return api([&] { detail::shared_free(base); });
 }
 
+namespace {
+
+detail::RoleKind role_kind(DRI_Role role, const std::string& call) {
+    const int r = raw(role); // any int from C
+    if (r != DRI_ROLE_SEND && r != DRI_ROLE_RECV)
+        core::fail(core::Errc::arg, call + ": unknown role " + std::to_string(r));
+    return r == DRI_ROLE_SEND ? detail::RoleKind::send : detail::RoleKind::recv;
+}
+
+} // namespace
+
 int DRI_Transfer_buffer(DRI_Transfer xfer, DRI_Role role, int k, void** base, DRI_Index* bytes) {
     return api([&] {
         detail::require_initialized();
         const XferP t = lookup<XferP>(xfer, "transfer");
         need_ptr(base, "DRI_Transfer_buffer: base");
-        const int r = raw(role); // any int from C
-        if (r != DRI_ROLE_SEND && r != DRI_ROLE_RECV)
-            core::fail(core::Errc::arg, "DRI_Transfer_buffer: unknown role " + std::to_string(r));
-        const std::span<std::byte> b = detail::ring_buffer(
-            *t, r == DRI_ROLE_SEND ? detail::RoleKind::send : detail::RoleKind::recv, k);
+        const std::span<std::byte> b =
+            detail::ring_buffer(*t, role_kind(role, "DRI_Transfer_buffer"), k);
         *base = b.data();
         if (bytes) *bytes = static_cast<DRI_Index>(b.size());
     });
@@ -228,3 +236,70 @@ int DRI_Transfer_destroy(DRI_Transfer* xfer) {
 }
 
 } // extern "C"
+
+int DRI_Transfer_set_pieces(DRI_Transfer xfer, DRI_Role role, int dim, int count) {
+    return api([&] {
+        detail::require_initialized();
+        const XferP t = lookup<XferP>(xfer, "transfer");
+        detail::set_pieces(*t, role_kind(role, "DRI_Transfer_set_pieces"), dim, count);
+    });
+}
+
+int DRI_Transfer_set_piece_bounds(DRI_Transfer xfer, DRI_Role role, int dim, int count,
+                                  const DRI_Index bounds[]) {
+    return api([&] {
+        detail::require_initialized();
+        const XferP t = lookup<XferP>(xfer, "transfer");
+        const detail::RoleKind kind = role_kind(role, "DRI_Transfer_set_piece_bounds");
+        need_ptr(bounds, "DRI_Transfer_set_piece_bounds: bounds");
+        if (count < 1 || count > core::max_pieces)
+            core::fail(core::Errc::arg, "transfer '" + t->name + "': a piece count of " +
+                                            std::to_string(count) + ": it must lie in [1, " +
+                                            std::to_string(core::max_pieces) + "]");
+        detail::set_pieces(*t, kind, dim, count,
+                           std::vector<core::Index>(bounds, bounds + count + 1));
+    });
+}
+
+int DRI_Transfer_pieces(DRI_Transfer xfer, DRI_Role role, int* dim, int* count) {
+    return api([&] {
+        detail::require_initialized();
+        const XferP t = lookup<XferP>(xfer, "transfer");
+        need_ptr(dim, "DRI_Transfer_pieces: dim");
+        need_ptr(count, "DRI_Transfer_pieces: count");
+        std::tie(*dim, *count) = detail::pieces_of(*t, role_kind(role, "DRI_Transfer_pieces"));
+    });
+}
+
+int DRI_Transfer_piece(DRI_Transfer xfer, DRI_Role role, int k, DRI_Index* lo, DRI_Index* hi) {
+    return api([&] {
+        detail::require_initialized();
+        const XferP t = lookup<XferP>(xfer, "transfer");
+        need_ptr(lo, "DRI_Transfer_piece: lo");
+        need_ptr(hi, "DRI_Transfer_piece: hi");
+        std::tie(*lo, *hi) = detail::piece_range(*t, role_kind(role, "DRI_Transfer_piece"), k);
+    });
+}
+
+int DRI_Piece_ready(DRI_Transfer xfer, int k) {
+    return api([&] {
+        detail::require_initialized();
+        detail::piece_ready(*lookup<XferP>(xfer, "transfer"), k);
+    });
+}
+
+int DRI_Piece_test(DRI_Transfer xfer, int k, int* arrived) {
+    return api([&] {
+        detail::require_initialized();
+        const XferP t = lookup<XferP>(xfer, "transfer");
+        need_ptr(arrived, "DRI_Piece_test: arrived");
+        *arrived = detail::piece_arrived(*t, k, false) ? 1 : 0;
+    });
+}
+
+int DRI_Piece_wait(DRI_Transfer xfer, int k) {
+    return api([&] {
+        detail::require_initialized();
+        detail::piece_arrived(*lookup<XferP>(xfer, "transfer"), k, true);
+    });
+}

@@ -2,6 +2,7 @@
 // interface that turn core errors into dri::Error.
 #include "dri/dri.hpp"
 
+#include "bindings/cxx/guarded.hpp"
 #include "core/spec.hpp"
 #include "mpi/interface.hpp"
 
@@ -10,6 +11,9 @@
 #include <utility>
 
 namespace dri {
+
+using cxx::guarded;
+using cxx::need;
 
 namespace {
 
@@ -31,24 +35,6 @@ static_assert(static_cast<int>(Strategy::measure) == static_cast<int>(detail::St
 static_assert(static_cast<int>(Strategy::hybrid) == static_cast<int>(detail::Strategy::hybrid));
 static_assert(static_cast<int>(Strategy::nodes) == static_cast<int>(detail::Strategy::nodes));
 static_assert(detail::strategy_count == DRI_STRATEGY_NODES + 1);
-
-// Runs f, translating the core's errors into dri::Error.
-template <class F>
-auto guarded(F&& f) -> decltype(f()) {
-    try {
-        return f();
-    } catch (const core::Error& e) {
-        throw Error(static_cast<Errc>(static_cast<int>(e.code())), e.what());
-    } catch (const std::bad_alloc&) {
-        throw Error(Errc::no_memory, "out of memory");
-    }
-}
-
-template <class P>
-const P& need(const std::shared_ptr<P>& p, const char* what) {
-    if (!p) throw Error(Errc::handle, std::string("use of a moved-from ") + what);
-    return *p;
-}
 
 core::DimPartition to_core(const DimPart& p) {
     core::DimPartition c;
@@ -250,97 +236,6 @@ BlockInfo Distribution::block(const Layout& layout, int idx) const {
         return to_api(
             detail::block_info(need(impl_, "Distribution"), need(layout.impl(), "Layout"), idx));
     });
-}
-
-Transfer::Transfer(std::string name)
-    : impl_(guarded([&] { return detail::make_transfer(std::move(name)); })) {}
-Transfer::~Transfer() = default;
-
-detail::TransferImpl& Transfer::checked() const {
-    if (!impl_) throw Error(Errc::handle, "use of a moved-from Transfer");
-    return *impl_;
-}
-
-void Transfer::send(const Distribution& dist, const Layout& layout,
-                    std::span<const std::span<std::byte>> buffers) {
-    guarded([&] {
-        detail::declare_role(checked(), detail::RoleKind::send, dist.impl(),
-                             need(layout.impl(), "Layout"), buffers);
-    });
-}
-
-void Transfer::recv(const Distribution& dist, const Layout& layout,
-                    std::span<const std::span<std::byte>> buffers) {
-    guarded([&] {
-        detail::declare_role(checked(), detail::RoleKind::recv, dist.impl(),
-                             need(layout.impl(), "Layout"), buffers);
-    });
-}
-
-void Transfer::send(const Distribution& dist, const Layout& layout, OwnedRing ring) {
-    guarded([&] {
-        detail::declare_owned_role(checked(), detail::RoleKind::send, dist.impl(),
-                                   need(layout.impl(), "Layout"), ring.length);
-    });
-}
-
-void Transfer::recv(const Distribution& dist, const Layout& layout, OwnedRing ring) {
-    guarded([&] {
-        detail::declare_owned_role(checked(), detail::RoleKind::recv, dist.impl(),
-                                   need(layout.impl(), "Layout"), ring.length);
-    });
-}
-
-std::span<std::byte> Transfer::buffer(Role role, int k) const {
-    return guarded([&] {
-        return detail::ring_buffer(
-            checked(), role == Role::send ? detail::RoleKind::send : detail::RoleKind::recv, k);
-    });
-}
-
-void Transfer::strategy(Strategy s) {
-    guarded([&] { detail::set_strategy(checked(), static_cast<detail::Strategy>(s)); });
-}
-
-void Transfer::combine(Combine op) {
-    guarded([&] { detail::set_combine(checked(), static_cast<core::CombineOp>(op)); });
-}
-
-void Transfer::commit() {
-    guarded([&] { detail::commit_alone(checked()); });
-}
-
-bool Transfer::committed() const {
-    return checked().committed;
-}
-void Transfer::execute() {
-    guarded([&] { detail::execute(checked()); });
-}
-void Transfer::start() {
-    guarded([&] { detail::start(checked()); });
-}
-void Transfer::wait() {
-    guarded([&] { detail::wait(checked()); });
-}
-bool Transfer::test() {
-    return guarded([&] { return detail::test(checked()); });
-}
-int Transfer::current_send_buffer() const {
-    return checked().send ? checked().send->current : -1;
-}
-int Transfer::current_recv_buffer() const {
-    return checked().recv ? checked().recv->current : -1;
-}
-const std::string& Transfer::name() const {
-    return checked().name;
-}
-Transfer Transfer::reverse(Combine op) const {
-    return Transfer(guarded(
-        [&] { return detail::reverse_transfer(checked(), static_cast<core::CombineOp>(op)); }));
-}
-
-Strategy Transfer::chosen_strategy() const {
-    return static_cast<Strategy>(checked().chosen);
 }
 
 namespace {
