@@ -84,7 +84,7 @@ DRI_BUILD_TYPE=RelWithDebInfo "$root/tools/build.sh" "$root/build-sanitize" -DDR
 # The thread contract of docs/api.md under ThreadSanitizer: a data race in
 # the library fails. Only the library and that test are built.
 stage "ThreadSanitizer build and the thread-contract test"
-DRI_BUILD_TYPE=RelWithDebInfo DRI_TARGETS=test_threads_mpi "$root/tools/build.sh" \
+DRI_BUILD_TYPE=RelWithDebInfo DRI_TARGETS="test_threads_mpi test_piece_threads_mpi" "$root/tools/build.sh" \
   "$root/build-tsan" -DDRI_SANITIZE_THREAD=ON -DDRI_BUILD_EXAMPLES=OFF -DDRI_BUILD_BENCH=OFF \
   -DDRI_BUILD_TOOLS=OFF -DDRI_BUILD_PYTHON=OFF
 (cd "$root/build-tsan" && ctest --output-on-failure --timeout 900 -L threads)

@@ -204,7 +204,8 @@ void set_pieces(TransferImpl& t, RoleKind kind, int dim, int count, std::vector<
             core::fail(Errc::strategy, "pieces are not available on box distributions");
         core::check_split(nd, dim, count, bounds, dim >= 0 && dim < nd ? local_extent(r, dim) : 0);
     } catch (const core::Error& e) {
-        core::fail(e.code(), "transfer '" + t.name + "', " + role_name(kind) + " role: " + e.what());
+        core::fail(e.code(),
+                   "transfer '" + t.name + "', " + role_name(kind) + " role: " + e.what());
     }
     r.piece_dim = dim;
     r.piece_count = count;

@@ -114,11 +114,15 @@ void join_family(const TransferImpl& forward, TransferImpl& reverse) {
 // A reorganization in flight is completed first, as DRI_Do_wait would, by
 // every strategy alike: a peer may be waiting for this process's part (the
 // single copy's readers answer their senders only as they copy), so freeing
-// the requests instead would leave it hanging. If completing fails in MPI,
-// the reorganization is abandoned.
+// the requests instead would leave it hanging. So send pieces still
+// unmarked are marked first: their bytes, whatever they hold, go to their
+// receivers, who would otherwise wait for them forever. If completing
+// fails in MPI, the reorganization is abandoned.
 void TransferImpl::release() noexcept {
     if (exec && in_flight && failed.empty() && mpi_alive()) {
         try {
+            for (int k = 0; marked && send && k < send->piece_count; ++k)
+                if (!marked[static_cast<std::size_t>(k)].exchange(true)) exec->piece_ready(k);
             exec->wait();
         } catch (...) {
             exec->abandon();
@@ -262,16 +266,10 @@ bool complete(TransferImpl& t, F&& step) {
 
 } // namespace
 
-// DRI_Do on a split send role marks every piece itself: start, mark, wait.
+// DRI_Do on a split send role: the executor marks every piece itself.
 void execute(TransferImpl& t) {
     require_runnable(t, false);
-    claimed_step(t, [&] {
-        if (!send_split(t)) return t.exec->run(current(t.send), current(t.recv));
-        t.exec->start(current(t.send), current(t.recv));
-        for (int k = 0; k < t.send->piece_count; ++k)
-            t.exec->piece_ready(k);
-        t.exec->wait();
-    });
+    claimed_step(t, [&] { t.exec->run(current(t.send), current(t.recv)); });
     free_buffers(t);
     advance(t);
 }
@@ -313,12 +311,14 @@ void piece_ready(TransferImpl& t, int k) {
 
 bool piece_arrived(TransferImpl& t, int k, bool block) {
     check_piece(t, t.recv, k, "receive");
+    // A piece call progresses the single copies in flight here too
+    // (progress.hpp), as DRI_Do_test does.
+    progress_others(nullptr);
     if (t.exec->moves_pieces())
         return guarded_step(t, [&] { return t.exec->piece_arrived(k, block); });
     // Without pieces the one receive piece is the whole frame.
     if (!t.frame_done) {
         require_all_marked(t);
-        progress_others(nullptr);
         t.frame_done = guarded_step(t, [&] {
             if (!block) return t.exec->test();
             t.exec->wait();

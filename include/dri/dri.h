@@ -444,7 +444,10 @@ DRI_API int DRI_Transfer_reverse(DRI_Transfer forward, DRI_Combine op, DRI_Trans
  * transfer with a split side: AUTO and P2P always, SHARED when it applies;
  * forcing another is DRI_ERR_STRATEGY at commit, as is a split on a
  * transfer with several receiving sides or with box distributions
- * (docs/api.md, "Pieces"). */
+ * (docs/api.md, "Pieces"). A second call before commit replaces the first.
+ * Destroying a transfer (or DRI_Finalize) with a reorganization in flight
+ * marks its unmarked send pieces ready first, whatever they hold, so that no
+ * receiver waits forever, then completes it. */
 DRI_API int DRI_Transfer_set_pieces(DRI_Transfer xfer, DRI_Role role, int dim, int count);
 /** The same with explicit piece boundaries: bounds[0] = 0 <= bounds[1] <=
  * ... <= bounds[count] = the extent of this process's block along `dim`;

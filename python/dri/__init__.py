@@ -25,9 +25,9 @@ from . import _dri  # noqa: E402
 from ._dri import (  # noqa: E402
     COMM_SELF, COMM_WORLD, BlockInfo, Combine, Comm, CornerTurnBlocks,
     DimPart, Distribution, Edge, GlobalData, GridOrder, Group, Layout,
-    Partition, SharedMemory, Strategy, Transfer, Type, commit, corner_turn,
-    corner_turn_blocks, empty, empty_like, error_string, initialized,
-    mpi_library_version, zeros)
+    MAX_PIECES, Partition, Role, SharedMemory, Strategy, Transfer, Type,
+    commit, corner_turn, corner_turn_blocks, empty, empty_like, error_string,
+    initialized, mpi_library_version, zeros)
 from ._dri import (  # noqa: E402
     SUCCESS, ERR_ARG, ERR_NULL, ERR_HANDLE, ERR_NDIMS, ERR_EXTENT,
     ERR_OVERFLOW, ERR_TYPE, ERR_PARTITION, ERR_OVERLAP, ERR_MINMAX, ERR_GRID,
@@ -100,8 +100,9 @@ def mpi4py_compatible():
 __all__ = [
     "BlockInfo", "COMM_SELF", "COMM_WORLD", "Combine", "Comm",
     "CornerTurnBlocks", "DimPart", "Distribution", "Edge", "Error",
-    "ForeignMPIWarning", "GlobalData", "GridOrder", "Group", "Layout", "Partition",
-    "Session", "SharedMemory", "Strategy", "Transfer", "Type", "box_views", "commit",
+    "ForeignMPIWarning", "GlobalData", "GridOrder", "Group", "Layout",
+    "MAX_PIECES", "Partition", "Role", "Session", "SharedMemory", "Strategy",
+    "Transfer", "Type", "box_views", "commit",
     "corner_turn", "corner_turn_blocks", "empty", "empty_like",
     "error_string", "finalize", "grid_group", "init", "initialized",
     "mpi4py_compatible", "pencil_distribution", "pencil_group",

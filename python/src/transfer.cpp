@@ -154,6 +154,31 @@ PyTransfer corner_turn_py(py::handle comm, Index nrows, Index ncols, py::handle 
 
 using Release = py::call_guard<py::gil_scoped_release>;
 
+// Transfer.pieces: the three C++ overloads as one method (the split by
+// count, by explicit bounds, and the query), so that a wrong combination of
+// arguments is a dri.Error saying which rather than pybind11's TypeError
+// listing overloads.
+py::object pieces(PyTransfer& t, Role role, std::optional<int> dim, std::optional<int> count,
+                  std::optional<std::vector<Index>> bounds) {
+    Transfer& x = t.get();
+    if (!dim && !count && !bounds) {
+        const auto [d, c] = x.pieces(role);
+        return py::make_tuple(d, c);
+    }
+    if (!dim)
+        throw Error(Errc::arg, "pieces: a split needs its dimension: pieces(role, dim, count) or "
+                               "pieces(role, dim, bounds=[...])");
+    if (count && bounds) throw Error(Errc::arg, "pieces: give count or bounds, not both");
+    if (!count && !bounds)
+        throw Error(Errc::arg,
+                    "pieces: dimension " + std::to_string(*dim) + " given without count or bounds");
+    if (count)
+        x.pieces(role, *dim, *count);
+    else
+        x.pieces(role, *dim, std::span<const Index>(*bounds));
+    return py::none();
+}
+
 } // namespace
 
 void bind_transfer(py::module_& m) {
@@ -168,6 +193,15 @@ void bind_transfer(py::module_& m) {
         .value("MAX", Combine::max)
         .value("MIN", Combine::min)
         .value("REPLACE", Combine::replace);
+
+    py::enum_<Role>(m, "Role",
+                    "Which side of a transfer on this process (DRI_ROLE_*): SEND, the\n"
+                    "block read from the send buffers, or RECV, the block written into the\n"
+                    "receive buffers. Names the side Transfer.pieces() and piece() split.")
+        .value("SEND", Role::send)
+        .value("RECV", Role::recv);
+    // The limit of Transfer.pieces' count, as in C.
+    m.attr("MAX_PIECES") = DRI_MAX_PIECES;
 
     py::class_<PyTransfer>(
         m, "Transfer",
@@ -219,6 +253,48 @@ void bind_transfer(py::module_& m) {
         .def(
             "strategy", [](PyTransfer& t, Strategy s) { t.get().strategy(s); }, py::arg("strategy"),
             "Request a dri.Strategy before commit (default AUTO: the library picks).")
+        .def("pieces", &pieces, py::arg("role"), py::arg("dim") = py::none(),
+             py::arg("count") = py::none(), py::kw_only(), py::arg("bounds") = py::none(),
+             "Split this process's block of `role` (a dri.Role) into pieces along\n"
+             "dimension `dim` of the global array, so that a frame moves piece by\n"
+             "piece (ready(), arrived(), wait_piece()). After send()/recv(), before\n"
+             "commit. pieces(role, dim, count): `count` even pieces (1 to\n"
+             "dri.MAX_PIECES); pieces(role, dim, bounds=[0, ..., extent]): piece k\n"
+             "holds the local indices [bounds[k], bounds[k + 1]) along `dim`.\n"
+             "Every process of a side splits along the same dim into the same count\n"
+             "(ERR_INCONSISTENT at commit); the two sides choose independently.\n"
+             "pieces(role) returns (dim, count): (-1, 1) when not split.")
+        .def(
+            "piece",
+            [](PyTransfer& t, Role role, int k) {
+                const auto [lo, hi] = t.get().piece(role, k);
+                return py::make_tuple(lo, hi);
+            },
+            py::arg("role"), py::arg("k"),
+            "Piece k of `role` on this process: (lo, hi), its local indices\n"
+            "[lo, hi) along the split dimension of the block array, every index of\n"
+            "the others. ERR_ARG for k outside [0, count).")
+        .def(
+            "ready", [](PyTransfer& t, int k) { t.get().ready(k); }, py::arg("k"), Release(),
+            "Producer, after start(): piece k of the send array in flight is\n"
+            "written and may leave. Each piece exactly once per frame, in any order;\n"
+            "it must not be written again until the frame completes. ERR_STATE\n"
+            "outside a started frame, on a send side never split (start() marked\n"
+            "its one piece) or for a piece already marked, ERR_ARG for k out of\n"
+            "range. execute() marks every piece itself.")
+        .def(
+            "arrived", [](PyTransfer& t, int k) { return t.get().arrived(k); }, py::arg("k"),
+            Release(),
+            "Consumer, after start(): True once piece k of the receive array in\n"
+            "flight has arrived (it may then be read, not written, until wait()).\n"
+            "Does not block; progresses the frame as test() does.")
+        .def(
+            "wait_piece", [](PyTransfer& t, int k) { t.get().wait_piece(k); }, py::arg("k"),
+            Release(),
+            "Consumer, after start(): block until piece k of the receive array in\n"
+            "flight has arrived. Mark first the send pieces it needs (on one thread:\n"
+            "every one of them), else it waits forever. wait() still completes the\n"
+            "frame.")
         .def(
             "commit", [](PyTransfer& t) { t.get().commit(); }, Release(),
             "Plan the transfer: collective over the parent communicator of its\n"
@@ -226,18 +302,21 @@ void bind_transfer(py::module_& m) {
         .def(
             "execute", [](PyTransfer& t) { t.get().execute(); }, Release(),
             "One reorganization, from the current send array into the current\n"
-            "receive array; then both sides advance to the next array of their ring.")
+            "receive array; then both sides advance to the next array of their ring.\n"
+            "Marks every piece ready itself.")
         .def(
             "start", [](PyTransfer& t) { t.get().start(); },
             "Start one reorganization (as execute(), completed by wait() or test()).\n"
-            "The arrays in flight must not be touched until then; the others may.")
+            "The arrays in flight must not be touched until then, but for the send\n"
+            "pieces not yet marked by ready(); the other arrays may.")
         .def(
             "wait", [](PyTransfer& t) { t.get().wait(); }, Release(),
-            "Complete the started reorganization; the rings advance.")
+            "Complete the started reorganization; the rings advance. With a split\n"
+            "send role: ERR_STATE, changing nothing, while a piece is not ready().")
         .def(
             "test", [](PyTransfer& t) { return t.get().test(); },
             "True when the started reorganization has completed (the rings then\n"
-            "advance), False while it is in flight.")
+            "advance), False while it is in flight. ERR_STATE as wait().")
         .def("reverse", &PyTransfer::reverse, py::arg("op"),
              "The reverse of this committed transfer, committed: each execute()\n"
              "brings the receivers' arrays back into the senders' arrays and combines\n"

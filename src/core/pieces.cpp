@@ -14,8 +14,7 @@ std::pair<Index, Index> even_piece(Index extent, int count, int k) {
 }
 
 std::pair<Index, Index> PieceSplit::range(const Distribution& dist, int index, int k) const {
-    const Index extent =
-        dim < 0 ? 0 : dist.local_extents(index)[static_cast<std::size_t>(dim)];
+    const Index extent = dim < 0 ? 0 : dist.local_extents(index)[static_cast<std::size_t>(dim)];
     if (!split()) return {0, extent};
     const auto i = static_cast<std::size_t>(index);
     if (i < bounds.size() && !bounds[i].empty())

@@ -24,6 +24,14 @@
 // - the single copy (SHARED, HYBRID, AUTO's choice) applies per pair: same
 //   node, and the sender's ring in DRI_Alloc_mem memory of its own, whatever
 //   the receiver's ring is (DRI_Transfer_strategy says what a commit chose);
+// - pieces (docs/api.md, "Pieces"): a declared role is split before commit
+//   (local; every process of a side the same dimension and count, else the
+//   commit is DRI_ERR_INCONSISTENT everywhere; a forced strategy that does
+//   not move pieces is DRI_ERR_STRATEGY); during a reorganization in flight
+//   each split sender marks each piece ready exactly once, in an order of
+//   its own, writing its cells only just before, and receivers test or wait
+//   for pieces and find their cells final at once; DRI_Do_wait / DRI_Do_test
+//   with a piece unmarked is DRI_ERR_STATE on that rank, changing nothing;
 // - nothing leaks: after each sequence the library holds no MPI handle.
 //
 // Every rank draws from the same generator, so collective calls come in the
@@ -45,6 +53,7 @@
 #include "core/error.hpp"        // errc_name(): the codes' names
 #include "core/node_traffic.hpp" // AUTO's rule for NODES
 #include "dri/dri.h"
+#include "lifetime_pieces.hpp"     // the model's splits and marks, a piece's cells
 #include "mpi/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
 #include "mpi/strategy.hpp"        // strategy_count: the first value that is no strategy
 #include "mpi_world.hpp"
@@ -84,6 +93,13 @@ struct Stats {
     long crossed = 0;           // transfers completed in per-rank random orders
     long reverses = 0;          // DRI_Transfer_reverse calls
     double crossed_seconds = 0;
+    long splits = 0;            // DRI_Transfer_set_pieces / _set_piece_bounds that succeeded
+    long split_commits = 0;     // successful commits of a transfer with a split side
+    long split_shared = 0;      // of those, run by SHARED (rank 0's commits)
+    long split_refusals = 0;    // commits refused for a split (INCONSISTENT or STRATEGY)
+    long marks = 0;             // DRI_Piece_ready that succeeded
+    long arrivals = 0;          // receive pieces checked as soon as they arrived
+    long early_completions = 0; // DRI_Do_wait / DRI_Do_test refused: a piece unmarked
     std::array<long, 32> codes{};
     std::array<long, 8> strategies{}; // successful commits per requested strategy
     std::array<long, 8> chosen{};     // per strategy run (DRI_Transfer_strategy, on rank 0)
@@ -372,8 +388,9 @@ struct Ring {
     std::vector<std::vector<std::int32_t>>
         own; // heap buffers of exactly `bytes`: ASan sees overruns
     std::vector<std::int32_t*> buf;
-    std::vector<std::int64_t> map; // cell_map of the block
-    std::vector<int> frame;        // per buffer: the frame it holds, kFresh or kUnknown
+    std::vector<std::int64_t> map;           // cell_map of the block
+    std::vector<int> frame;                  // per buffer: the frame it holds, kFresh or kUnknown
+    std::vector<lifetime::LocalIndex> local; // per word: its local indices (pieces)
 };
 
 // One role of a transfer: what the ranks declared, and this rank's ring.
@@ -391,6 +408,9 @@ struct Side {
     // transfer fails with one of them, on every rank.
     Mask refused = 0;
     Codes refusal = 0;
+    // Per rank: the split it asked for (DRI_Transfer_set_pieces), kept
+    // until it asks again; the commit compares the declared ranks'.
+    std::vector<lifetime::Split> split;
     Ring ring;
     bool in_mem(int r) const { return !mem.empty() && mem[static_cast<std::size_t>(r)] >= 0; }
     bool any_mem() const {
@@ -406,8 +426,10 @@ struct Xfer {
     Side side[2];              // 0 sends, 1 receives
     std::vector<int> strategy; // per rank: one rank may set another
     bool committed = false, in_flight = false;
-    int frame = 0;         // the frame of the next reorganization
-    bool mismatch = false; // the planner declares sides of different shapes
+    int frame = 0;                        // the frame of the next reorganization
+    bool mismatch = false;                // the planner declares sides of different shapes
+    bool split_drawn[2] = {false, false}; // useful steps drew whether to split the side
+    lifetime::Marks marks;                // the send pieces marked in the reorganization in flight
     // The ranks with a role: after a commit, the transfer's participants.
     Mask roles() const { return side[0].declared | side[1].declared; }
 };
@@ -828,6 +850,8 @@ class Sequence {
         x.serial = ++serial_;
         x.mismatch = mismatch;
         x.strategy.assign(static_cast<std::size_t>(g_size), DRI_STRATEGY_AUTO);
+        for (Side& side : x.side)
+            side.split.assign(static_cast<std::size_t>(g_size), {});
     }
 
     // ---- rings -----------------------------------------------------------------------
@@ -906,6 +930,7 @@ class Sequence {
     void finish(Xfer& x) {
         ++x.frame;
         x.in_flight = false;
+        x.marks.clear();
         ++stats_.frames;
     }
 
@@ -1149,6 +1174,7 @@ class Sequence {
             fail(format("DRI_Blockinfo_get failed: %s", DRI_Last_error_message()));
         Ring r = make_ring(fits ? bi.bytes : 64, nbuf, mem, place, sender);
         if (fits) r.map = cell_map(bi, d.shape, sender), check_block(d, r.map, sender);
+        if (fits) r.local = lifetime::local_map(bi, g_shape_defs[d.shape].ndims);
         return r;
     }
 
@@ -1180,6 +1206,9 @@ class Sequence {
         if (legal && (value_all == DRI_STRATEGY_SHARED || value_all == DRI_STRATEGY_HYBRID) &&
             !x.side[0].any_mem() && rng_.percent(70))
             value_all = DRI_STRATEGY_P2P;
+        // Mostly one that moves pieces on a split transfer: another fails the commit.
+        if (legal && any_split(x) && !moves_pieces(value_all) && rng_.percent(70))
+            value_all = DRI_STRATEGY_AUTO;
         int v = legal ? -1 : rng_.below(3);
         if (v == 2 && !x.dead) v = -1;
         const int bad = rng_.below(g_size);
@@ -1217,7 +1246,31 @@ class Sequence {
         if (x.side[0].declared && x.side[1].declared && x.side[0].shape != x.side[1].shape)
             c |= code(DRI_ERR_MISMATCH);
         if (agreed_strategy(x) < 0) c |= code(DRI_ERR_INCONSISTENT);
+        for (const Side& side : x.side)
+            if (!lifetime::splits_agree(side.split, side.declared)) c |= code(DRI_ERR_INCONSISTENT);
         return c;
+    }
+
+    // ---- splits in the model ----
+
+    // The split of a side (its lowest declared rank's: the side's, once the
+    // ranks agree, which a successful commit says they do).
+    static lifetime::Split side_split(const Side& side) {
+        return lifetime::split_of_side(side.split, side.declared);
+    }
+    // Whether some declared rank of x split a side (the transfer is split
+    // once committed).
+    static bool any_split(const Xfer& x) {
+        for (const Side& side : x.side)
+            for (int r = 0; r < g_size; ++r)
+                if (has(side.declared, r) && lifetime::split_of(side.split, r).split()) return true;
+        return false;
+    }
+    // The strategies that move pieces: AUTO and MEASURE choose among them
+    // when a side is split (docs/api.md, "Which strategies move pieces").
+    static bool moves_pieces(int s) {
+        return s == DRI_STRATEGY_AUTO || s == DRI_STRATEGY_P2P || s == DRI_STRATEGY_SHARED ||
+               s == DRI_STRATEGY_MEASURE;
     }
 
     // The strategy every rank with a role asked for, -1 if they differ.
@@ -1237,10 +1290,13 @@ class Sequence {
     // another); a forced HYBRID when some pair can. Otherwise
     // DRI_ERR_STRATEGY. Only asked of transfers that pass validation (the
     // sides fit each other).
+    // A split transfer runs only a strategy that moves pieces: any other
+    // forced is DRI_ERR_STRATEGY.
     Codes build(const Xfer& x) const {
         const int s = agreed_strategy(x);
-        if (s != DRI_STRATEGY_SHARED && s != DRI_STRATEGY_HYBRID) return 0;
         if (validation(x)) return 0;
+        if (any_split(x) && !moves_pieces(s)) return code(DRI_ERR_STRATEGY);
+        if (s != DRI_STRATEGY_SHARED && s != DRI_STRATEGY_HYBRID) return 0;
         const Pairs p = pairs(x);
         const bool applies = s == DRI_STRATEGY_SHARED ? p.messages == 0 : p.copies > 0;
         return applies ? 0 : code(DRI_ERR_STRATEGY);
@@ -1250,7 +1306,8 @@ class Sequence {
     // single copy for every pair when it applies, else for the pairs that
     // can (HYBRID), else NODES where its rule says the messages between
     // nodes are worth aggregating, else (and when no process reads from
-    // another) P2P; -1 for MEASURE (the fastest of those that apply).
+    // another) P2P; -1 for MEASURE (the fastest of those that apply). A
+    // split transfer: SHARED where it applies, else P2P.
     int chosen_strategy(const Xfer& x) const {
         const int s = agreed_strategy(x);
         if (s == DRI_STRATEGY_MEASURE) return -1;
@@ -1258,6 +1315,7 @@ class Sequence {
         const Pairs p = pairs(x);
         if (p.copies + p.messages == 0) return DRI_STRATEGY_P2P;
         if (p.messages == 0) return DRI_STRATEGY_SHARED;
+        if (any_split(x)) return DRI_STRATEGY_P2P;
         if (p.copies > 0) return DRI_STRATEGY_HYBRID;
         return dri::core::aggregate_between_nodes(p.traffic) ? DRI_STRATEGY_NODES
                                                              : DRI_STRATEGY_P2P;
@@ -1391,6 +1449,12 @@ class Sequence {
                                           handles.empty() ? nullptr : handles.data());
         expect_collective(rc, want, true);
         if ((v == kNegativeCount || v == kStaleOnOne) && !others_fail) expect_message_from(bad);
+        if (want & (code(DRI_ERR_INCONSISTENT) | code(DRI_ERR_STRATEGY)))
+            for (int xi : xs)
+                if (refused_for_split(xfer_[static_cast<std::size_t>(xi)])) {
+                    ++stats_.split_refusals;
+                    break;
+                }
         if (want == kOk)
             for (int xi : xs)
                 if (!xfer_[static_cast<std::size_t>(xi)].committed) {
@@ -1417,12 +1481,14 @@ class Sequence {
                                     : g != DRI_STRATEGY_AUTO && g != DRI_STRATEGY_MEASURE &&
                                           g >= 0 && g < kStrategies &&
                                           (g != DRI_STRATEGY_SHARED || p.messages == 0) &&
-                                          (g != DRI_STRATEGY_HYBRID || p.copies > 0);
+                                          (g != DRI_STRATEGY_HYBRID || p.copies > 0) &&
+                                          (!any_split(x) || moves_pieces(g));
         if (!fits)
             fail(format("DRI_Transfer_strategy says %s (%d pairs can copy, %d need messages)",
                         g >= 0 && g < kStrategies ? kStrategyText[g] : "no strategy", p.copies,
                         p.messages));
         if (g_rank == 0) ++stats_.chosen[static_cast<std::size_t>(g)];
+        if (g_rank == 0 && any_split(x) && g == DRI_STRATEGY_SHARED) ++stats_.split_shared;
     }
 
     // Two transfers of one name in one commit are refused (DRI_ERR_DUPLICATE)
@@ -1452,6 +1518,15 @@ class Sequence {
                 f = kUnknown;
         ++stats_.commits;
         ++stats_.strategies[static_cast<std::size_t>(s)];
+        if (any_split(x)) ++stats_.split_commits;
+    }
+
+    // Whether a commit of x fails for its splits: they differ within a
+    // side, or a forced strategy does not move pieces.
+    bool refused_for_split(const Xfer& x) const {
+        for (const Side& side : x.side)
+            if (!lifetime::splits_agree(side.split, side.declared)) return true;
+        return !validation(x) && any_split(x) && !moves_pieces(agreed_strategy(x));
     }
 
     // ---- reorganizations -----------------------------------------------------------------
@@ -1467,10 +1542,17 @@ class Sequence {
         const bool legal = x.committed && (starts ? !x.in_flight : x.in_flight);
         const bool then_wait = rng_.percent(40);
         const Codes want = legal && part ? kOk : code(DRI_ERR_STATE);
+        if (legal && !starts) complete_marks(xi);
         static const char* const names[] = {"DRI_Do", "DRI_Do_start", "DRI_Do_wait", "DRI_Do_test"};
         call(format("%s(xfer %d \"%s\") [frame %d%s%s]", names[k], xi, x.name.c_str(), x.frame,
                     x.committed ? "" : ", not committed", x.in_flight ? ", in flight" : ""));
-        if (legal && part && starts && x.side[0].ring.nbuf) fill(x.side[0].ring, x.serial, x.frame);
+        // A split sender writes each piece after the start, just before it
+        // marks it (mark_pieces); DRI_Do marks every piece itself.
+        Ring& sr = x.side[0].ring;
+        if (legal && part && starts && sr.nbuf && k == kStart && side_split(x.side[0]).split())
+            sr.frame[static_cast<std::size_t>(sr.cur)] = x.frame;
+        else if (legal && part && starts && sr.nbuf)
+            fill(sr, x.serial, x.frame);
         int rc = DRI_SUCCESS;
         switch (k) {
         case kBlocking:
@@ -1490,6 +1572,8 @@ class Sequence {
         if (!legal) return;
         if (k == kStart) {
             x.in_flight = true;
+            const lifetime::Split sp = side_split(x.side[0]);
+            x.marks.start(g_size, sp.split() ? x.side[0].declared : 0, sp.count);
             return;
         }
         deliver_local(x, "after the reorganization completed");
@@ -1527,6 +1611,7 @@ class Sequence {
     // leave it to the destroy: either way the data arrives.
     void destroy_xfer(int xi) {
         Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        if (x.in_flight) complete_marks(xi); // completed as DRI_Do_wait would: every piece marked
         const bool flight = x.in_flight, part = has(x.roles(), g_rank);
         const Mask early = flight ? static_cast<Mask>(rng_.next()) & all_ranks() : 0;
         if (flight && part && has(early, g_rank)) {
@@ -1819,6 +1904,8 @@ class Sequence {
     // after DRI_Finalize too.
     void finalize() {
         int flights = 0;
+        for (std::size_t i = 0; i < xfer_.size(); ++i)
+            if (xfer_[i].live && xfer_[i].in_flight) complete_marks(static_cast<int>(i));
         for (const Xfer& x : xfer_)
             flights += x.in_flight;
         call(format("DRI_Finalize() [%d reorganizations in flight]", flights));
@@ -2061,6 +2148,336 @@ class Sequence {
         return n;
     }
 
+    // ---- pieces ----------------------------------------------------------------------------
+
+    // DRI_Transfer_set_pieces, or DRI_Transfer_set_piece_bounds with the
+    // rank's own boundaries (its own draw), of side s: a local call of every
+    // rank that declared the side, or (drawn) of every rank, refused where
+    // the rank has no such role or the transfer is committed (DRI_ERR_STATE).
+    // Not `legal`: one bad argument on one rank (DRI_ERR_ARG, DRI_ERR_NULL,
+    // DRI_ERR_HANDLE), whose earlier split stays. In `odd` percent of the
+    // calls one rank of the side asks for another dimension or count: legal,
+    // and the commit is DRI_ERR_INCONSISTENT on every process.
+    void split_step(int xi, int s, bool legal, int odd_percent) {
+        Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        Side& side = x.side[s];
+        const int nd = side.declared ? g_shape_defs[side.shape].ndims : 1;
+        lifetime::Split want;
+        want.dim = rng_.below(nd);
+        want.count = rng_.percent(85) ? 1 + rng_.below(5) : 6 + rng_.below(35); // some empty
+        int v = legal ? -1 : rng_.below(lifetime::kSplitBads + 2) - 2;
+        if (v < 0 || (v == lifetime::kSplitStale && !x.dead)) v = -1;
+        const bool everyone = !side.declared || (!legal && rng_.percent(20));
+        const Mask callers = everyone ? all_ranks() : side.declared;
+        const int bad = v >= 0 ? pick_rank(callers) : -1;
+        const int odd =
+            count(side.declared) >= 2 && rng_.percent(odd_percent) ? pick_rank(side.declared) : -1;
+        lifetime::Split other = want;
+        if (nd == 2 && rng_.percent(50))
+            other.dim = 1 - want.dim;
+        else
+            other.count = want.count % 40 + 1;
+        const std::uint64_t salt = rng_.next();
+        const auto split_on = [&](int r) { return r == odd ? other : want; };
+        const auto outcome = [&](int r) {
+            if (r == bad && v == lifetime::kSplitStale) return code(DRI_ERR_HANDLE);
+            Codes w = 0;
+            if (r == bad && v == lifetime::kSplitBoundsNull) w |= code(DRI_ERR_NULL);
+            if (r == bad && v != lifetime::kSplitBoundsNull) w |= code(DRI_ERR_ARG);
+            if (!has(side.declared, r) || x.committed) w |= code(DRI_ERR_STATE);
+            return w ? w : kOk;
+        };
+        call(format(
+            "DRI_Transfer_set_pieces(xfer %d \"%s\", %s, dim %d, count %d) on %s, even "
+            "or with boundaries of its own%s [%s]",
+            xi, x.name.c_str(), s == 0 ? "DRI_ROLE_SEND" : "DRI_ROLE_RECV", want.dim, want.count,
+            everyone ? "every rank" : "the ranks that declared the role",
+            odd >= 0 ? format(" (rank %d: dim %d, count %d)", odd, other.dim, other.count).c_str()
+                     : "",
+            v >= 0 ? format("%s on rank %d", lifetime::split_bad_text(v), bad).c_str()
+                   : "legal arguments"));
+        if (has(callers, g_rank))
+            split_here(x, s, nd, split_on(g_rank), g_rank == bad ? v : -1, outcome(g_rank), salt);
+        for (int r = 0; r < g_size; ++r)
+            if (has(callers, r) && outcome(r) == kOk) {
+                side.split[static_cast<std::size_t>(r)] = split_on(r);
+                ++stats_.splits;
+            }
+    }
+
+    // This rank's split call; after a success, DRI_Transfer_pieces and
+    // DRI_Transfer_piece return what was asked (the even rule, or the
+    // boundaries).
+    void split_here(const Xfer& x, int s, int nd, lifetime::Split sp, int v, Codes want,
+                    std::uint64_t salt) {
+        using namespace lifetime;
+        Rng own = rank_rng(salt, g_rank);
+        int dim = sp.dim, n = sp.count, role = s == 0 ? DRI_ROLE_SEND : DRI_ROLE_RECV;
+        if (v == kSplitDim) dim = own.percent(50) ? -1 : nd;
+        if (v == kSplitCountZero) n = 0;
+        if (v == kSplitCountHuge) n = DRI_MAX_PIECES + 1;
+        if (v == kSplitBoundsBack) n = std::max(n, 3);
+        if (v == kSplitRole) role = 7;
+        const bool with_bounds = v == kSplitBoundsEnd || v == kSplitBoundsBack ||
+                                 v == kSplitBoundsNull ||
+                                 (v != kSplitCountZero && v != kSplitCountHuge && own.percent(35));
+        const DRI_Index e = block_extent(x.side[s].ring, dim);
+        const std::vector<DRI_Index> b =
+            with_bounds ? draw_bounds(e, n, v, [&](int m) { return own.below(m); })
+                        : std::vector<DRI_Index>{};
+        DRI_Role r;
+        static_assert(sizeof r == sizeof role);
+        std::memcpy(&r, &role, sizeof r); // any int, as a C caller may pass
+        const DRI_Transfer h = v == kSplitStale ? x.stale : x.h;
+        const int rc = with_bounds ? DRI_Transfer_set_piece_bounds(
+                                         h, r, dim, n, v == kSplitBoundsNull ? nullptr : b.data())
+                                   : DRI_Transfer_set_pieces(h, r, dim, n);
+        expect(rc, want);
+        if (rc != DRI_SUCCESS) return;
+        int got_dim = -7, got_count = -7;
+        expect(DRI_Transfer_pieces(x.h, r, &got_dim, &got_count), kOk);
+        if (got_dim != sp.dim || got_count != sp.count)
+            fail(format("DRI_Transfer_pieces says dim %d, count %d", got_dim, got_count));
+        for (int k = 0; k < n; ++k) {
+            DRI_Index lo = -7, hi = -7;
+            expect(DRI_Transfer_piece(x.h, r, k, &lo, &hi), kOk);
+            const DRI_Index want_lo = with_bounds ? b[static_cast<std::size_t>(k)] : k * e / n,
+                            want_hi =
+                                with_bounds ? b[static_cast<std::size_t>(k) + 1] : (k + 1) * e / n;
+            if (lo != want_lo || hi != want_hi)
+                fail(format("DRI_Transfer_piece(%d) says [%lld, %lld), expected [%lld, %lld) of "
+                            "a block of extent %lld",
+                            k, static_cast<long long>(lo), static_cast<long long>(hi),
+                            static_cast<long long>(want_lo), static_cast<long long>(want_hi),
+                            static_cast<long long>(e)));
+        }
+    }
+
+    // The extent of this rank's block along dimension d (1 when d is no
+    // dimension of it: the call is refused before it matters).
+    static DRI_Index block_extent(const Ring& r, int d) {
+        DRI_Index e = 0;
+        if (d < 0 || d > 1) return 1;
+        for (const lifetime::LocalIndex& l : r.local)
+            e = std::max(e, l[static_cast<std::size_t>(d)] + 1);
+        return std::max<DRI_Index>(e, 1);
+    }
+
+    // Piece calls on transfer xi, each rank its own. In flight: each split
+    // sender marks some of the pieces it has left, in an order of its own
+    // (sometimes first one out of range, or one marked before); other ranks
+    // are refused DRI_Piece_ready (DRI_ERR_STATE: the send role is not split,
+    // or there is none). Then each receiver tests some of its receive pieces
+    // (sometimes one out of range, or with a NULL flag), or waits for them
+    // once every rank has marked every piece and the strategy moves pieces
+    // (then a wait needs nothing but MPI's progress from the others), and
+    // checks the cells of each piece as soon as it has arrived. Out of
+    // flight every piece call is refused.
+    void piece_step(int xi) {
+        Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        const std::uint64_t salt = rng_.next();
+        if (!x.in_flight) return pieces_out_of_flight(xi, salt);
+        const lifetime::Split rp = side_split(x.side[1]);
+        for (int r = 0; r < g_size; ++r) {
+            Rng own = rank_rng(salt, r);
+            const auto left = static_cast<int>(x.marks.unmarked(r).size());
+            if (side_split(x.side[0]).split() && has(x.side[0].declared, r))
+                mark_pieces(xi, r, own, own.percent(40) ? left : own.below(left + 1), true);
+            else if (own.percent(30))
+                refused_piece_call(xi, r, 0, "its send role is not split, or it has none");
+        }
+        const int chosen = chosen_strategy(x);
+        const bool waits = x.marks.all() && (any_split(x) || chosen == DRI_STRATEGY_P2P ||
+                                             chosen == DRI_STRATEGY_SHARED);
+        for (int r = 0; r < g_size; ++r) {
+            Rng own = rank_rng(salt ^ 0x2545f4914f6cdd1dULL, r);
+            if (!has(x.side[1].declared, r)) {
+                if (own.percent(30))
+                    refused_piece_call(xi, r, 1 + own.below(2), "it has no receive role");
+                continue;
+            }
+            for (int n = 1 + own.below(3); n > 0; --n) {
+                const int bad = own.percent(8) ? 1 + own.below(2) : 0; // out of range, NULL flag
+                const int k = bad == 1 ? (own.percent(50) ? rp.count + own.below(3) : -1)
+                                       : own.below(rp.count);
+                receive_piece(xi, r, k, bad == 0 && waits && own.percent(50), bad);
+            }
+        }
+    }
+
+    // DRI_Piece_ready (0), DRI_Piece_test (1) or DRI_Piece_wait (2) of
+    // piece 0 on rank r alone, refused: DRI_ERR_STATE.
+    void refused_piece_call(int xi, int r, int which, const char* why) {
+        const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        static const char* const names[] = {"DRI_Piece_ready", "DRI_Piece_test", "DRI_Piece_wait"};
+        call(format("%s(xfer %d \"%s\", 0) on rank %d alone [%s]", names[which], xi, x.name.c_str(),
+                    r, why));
+        if (r != g_rank) return;
+        int arrived = 0;
+        expect(which == 0   ? DRI_Piece_ready(x.h, 0)
+               : which == 1 ? DRI_Piece_test(x.h, 0, &arrived)
+                            : DRI_Piece_wait(x.h, 0),
+               code(DRI_ERR_STATE));
+    }
+
+    // Rank r marks n of the send pieces it has left of transfer xi ready, in
+    // an order of its own (`own`, which every rank replays), writing each
+    // piece's cells just before. With `bad`, sometimes a piece out of range
+    // (DRI_ERR_ARG) or one it marked before (DRI_ERR_STATE) first.
+    void mark_pieces(int xi, int r, Rng& own, int n, bool bad) {
+        Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        std::vector<int> left = x.marks.unmarked(r);
+        for (std::size_t i = left.size(); i > 1; --i)
+            std::swap(left[i - 1], left[static_cast<std::size_t>(own.below(static_cast<int>(i)))]);
+        const int total = side_split(x.side[0]).count;
+        for (int i = 0; i < n && i < static_cast<int>(left.size()); ++i) {
+            if (bad && own.percent(12)) {
+                std::vector<int> done;
+                for (int k = 0; k < total; ++k)
+                    if (x.marks.marked(r, k)) done.push_back(k);
+                const bool twice = !done.empty() && own.percent(50);
+                const int k =
+                    twice ? done[static_cast<std::size_t>(own.below(static_cast<int>(done.size())))]
+                    : own.percent(50) ? total + own.below(3)
+                                      : -1 - own.below(3);
+                call(format("DRI_Piece_ready(xfer %d \"%s\", %d) on rank %d alone [%s]", xi,
+                            x.name.c_str(), k, r, twice ? "marked before" : "out of range"));
+                if (r == g_rank)
+                    expect(DRI_Piece_ready(x.h, k), code(twice ? DRI_ERR_STATE : DRI_ERR_ARG));
+            }
+            const int k = left[static_cast<std::size_t>(i)];
+            call(format("DRI_Piece_ready(xfer %d \"%s\", %d) on rank %d alone [frame %d, %d of %d "
+                        "pieces left]",
+                        xi, x.name.c_str(), k, r, x.frame, static_cast<int>(left.size()) - i,
+                        total));
+            if (r == g_rank) {
+                write_piece(x, k);
+                expect(DRI_Piece_ready(x.h, k), kOk);
+            }
+            x.marks.mark(r, k);
+            ++stats_.marks;
+        }
+    }
+
+    // This rank writes the cells of send piece k of the frame in flight.
+    void write_piece(Xfer& x, int k) {
+        DRI_Index lo = 0, hi = 0;
+        expect(DRI_Transfer_piece(x.h, DRI_ROLE_SEND, k, &lo, &hi), kOk);
+        Ring& r = x.side[0].ring;
+        std::int32_t* p = r.buf[static_cast<std::size_t>(r.cur)];
+        lifetime::for_piece_words(r.local, side_split(x.side[0]).dim, lo, hi, [&](std::size_t w) {
+            if (r.map[w] >= 0) p[w] = value(x.serial, x.frame, r.map[w]);
+        });
+    }
+
+    // DRI_Piece_test, or DRI_Piece_wait, of receive piece k on rank r alone:
+    // an arrived piece holds the frame at once. Bad: k out of range
+    // (DRI_ERR_ARG), a NULL flag (DRI_ERR_NULL).
+    void receive_piece(int xi, int r, int k, bool wait, int bad) {
+        const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        call(format("DRI_Piece_%s(xfer %d \"%s\", %d%s) on rank %d alone [frame %d]",
+                    wait ? "wait" : "test", xi, x.name.c_str(), k,
+                    wait       ? ""
+                    : bad == 2 ? ", NULL"
+                               : ", &arrived",
+                    r, x.frame));
+        if (r != g_rank) return;
+        int arrived = -7;
+        const int rc = wait       ? DRI_Piece_wait(x.h, k)
+                       : bad == 2 ? DRI_Piece_test(x.h, k, nullptr)
+                                  : DRI_Piece_test(x.h, k, &arrived);
+        expect(rc, bad == 1 ? code(DRI_ERR_ARG) : bad == 2 ? code(DRI_ERR_NULL) : kOk);
+        if (bad) return;
+        if (!wait && arrived != 0 && arrived != 1)
+            fail(format("DRI_Piece_test set the flag to %d", arrived));
+        if (wait || arrived) check_arrived(x, k, wait ? "after DRI_Piece_wait" : "arrived");
+        if (!wait) return;
+        expect(DRI_Piece_test(x.h, k, &arrived), kOk);
+        if (arrived != 1)
+            fail("DRI_Piece_test: a piece DRI_Piece_wait returned for has not arrived");
+    }
+
+    // The cells of receive piece k of the frame in flight, on this rank.
+    void check_arrived(const Xfer& x, int k, const char* when) {
+        DRI_Index lo = 0, hi = 0;
+        expect(DRI_Transfer_piece(x.h, DRI_ROLE_RECV, k, &lo, &hi), kOk);
+        const Ring& r = x.side[1].ring;
+        const int dim = side_split(x.side[1]).dim;
+        const std::int32_t* p = r.buf[static_cast<std::size_t>(r.cur)];
+        lifetime::for_piece_words(r.local, dim, lo, hi, [&](std::size_t w) {
+            const std::int64_t g = r.map[w];
+            if (g < 0 || p[w] == value(x.serial, x.frame, g)) return;
+            fail(format("%s: transfer %s, receive piece %d ([%lld, %lld) along dimension %d) of "
+                        "buffer %d, word %zu (element %lld): holds 0x%08x (transfer %d, frame %d, "
+                        "element %d), expected 0x%08x (frame %d)",
+                        when, x.name.c_str(), k, static_cast<long long>(lo),
+                        static_cast<long long>(hi), dim, r.cur, w, static_cast<long long>(g),
+                        static_cast<unsigned>(p[w]), (p[w] >> 24) & 0x7f, (p[w] >> 12) & 0xfff,
+                        p[w] & 0xfff, static_cast<unsigned>(value(x.serial, x.frame, g)), x.frame));
+        });
+        ++stats_.arrivals;
+    }
+
+    // Before a reorganization in flight completes (DRI_Do_wait or _test, a
+    // destroy, DRI_Finalize) every rank marks the send pieces it has left,
+    // in an order of its own, before any rank waits. Drawn for all, a rank
+    // with a piece left first tries to complete it: DRI_Do_wait or
+    // DRI_Do_test is refused there (DRI_ERR_STATE) and changes nothing (the
+    // frame is still in flight: its receive pieces can be tested).
+    void complete_marks(int xi) {
+        Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        bool left = false;
+        for (int r = 0; r < g_size; ++r)
+            left = left || x.marks.any_unmarked(r);
+        if (!left) return;
+        const bool early = rng_.percent(50);
+        const std::uint64_t salt = rng_.next();
+        for (int r = 0; r < g_size; ++r) {
+            const auto n = static_cast<int>(x.marks.unmarked(r).size());
+            if (n == 0) continue;
+            Rng own = rank_rng(salt, r);
+            if (early) early_completion(xi, r, n, own.percent(50));
+            mark_pieces(xi, r, own, n, own.percent(30));
+        }
+    }
+
+    void early_completion(int xi, int r, int left, bool test) {
+        const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        call(format("%s(xfer %d \"%s\") on rank %d alone, %d send pieces unmarked",
+                    test ? "DRI_Do_test" : "DRI_Do_wait", xi, x.name.c_str(), r, left));
+        ++stats_.early_completions;
+        if (r != g_rank) return;
+        int done = 0;
+        expect(test ? DRI_Do_test(x.h, &done) : DRI_Do_wait(x.h), code(DRI_ERR_STATE));
+        if (!x.side[1].ring.nbuf) return;
+        int arrived = -7;
+        expect(DRI_Piece_test(x.h, 0, &arrived), kOk);
+        if (arrived == 1) check_arrived(x, 0, "arrived after a refused completion");
+    }
+
+    // Piece calls with no reorganization in flight (not committed, or
+    // between reorganizations), one per rank, each its own: DRI_ERR_STATE;
+    // on a stale handle DRI_ERR_HANDLE.
+    void pieces_out_of_flight(int xi, std::uint64_t salt) {
+        const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        const bool stale = x.dead && rng_.percent(20);
+        static const char* const names[] = {"DRI_Piece_ready", "DRI_Piece_test", "DRI_Piece_wait"};
+        for (int r = 0; r < g_size; ++r) {
+            Rng own = rank_rng(salt, r);
+            const int which = own.below(3);
+            call(format("%s(%sxfer %d \"%s\", 0) on rank %d alone [%s]", names[which],
+                        stale ? "stale " : "", xi, x.name.c_str(), r,
+                        x.committed ? "no reorganization in flight" : "not committed"));
+            if (r != g_rank) continue;
+            const DRI_Transfer h = stale ? x.stale : x.h;
+            int arrived = 0;
+            expect(which == 0   ? DRI_Piece_ready(h, 0)
+                   : which == 1 ? DRI_Piece_test(h, 0, &arrived)
+                                : DRI_Piece_wait(h, 0),
+                   code(stale ? DRI_ERR_HANDLE : DRI_ERR_STATE));
+        }
+    }
+
     // ---- reverses --------------------------------------------------------------------
 
     enum ReverseBad { kRevLegal, kRevNullOut, kRevOtherOp, kRevUnknownOp, kRevModes };
@@ -2124,6 +2541,10 @@ class Sequence {
         const int idle = pick_if(xfer_, [](const Xfer& o) { return o.committed && !o.in_flight; });
         if (idle >= 0 && rng_.percent(50)) order.push_back(idle);
         const bool destroy = rng_.percent(25);
+        // Every rank marks its pieces before any rank waits: a wait may need
+        // another rank's pieces, and that rank may wait for another transfer first.
+        for (std::size_t i = 0; i < flying; ++i)
+            complete_marks(order[i]);
         Rng mine(rng_.next() ^ (0x94d049bb133111ebULL * static_cast<std::uint64_t>(g_rank + 1)));
         for (std::size_t i = order.size(); i > 1; --i)
             std::swap(order[i - 1],
@@ -2180,7 +2601,22 @@ class Sequence {
         if (x.committed) return run_committed(xi);
         for (int s = 0; s < 2; ++s)
             if (!x.side[s].declared) return declare(xi, s, true);
-        if (agreed_strategy(x) < 0 || build(x) || rng_.percent(40)) return set_strategy(xi, true);
+        // Each side split or not, drawn once (now and then one rank
+        // differently), and split again where the ranks differ.
+        for (int s = 0; s < 2; ++s) {
+            if (x.split_drawn[s]) continue;
+            x.split_drawn[s] = true;
+            if (rng_.percent(35)) return split_step(xi, s, true, 10);
+        }
+        for (int s = 0; s < 2; ++s)
+            if (!lifetime::splits_agree(x.side[s].split, x.side[s].declared) && rng_.percent(60))
+                return split_step(xi, s, true, 0);
+        // Now and then a split transfer is committed with a strategy that
+        // does not move pieces: DRI_ERR_STRATEGY on every process.
+        const bool refused = build(x) && any_split(x) && !moves_pieces(agreed_strategy(x));
+        if (agreed_strategy(x) < 0 || (build(x) && !(refused && rng_.percent(30))) ||
+            rng_.percent(40))
+            return set_strategy(xi, true);
         if (validation(x) && rng_.percent(50)) return destroy_xfer(xi); // broken for good
         std::vector<int> xs = {xi};
         const int other = pick_if(xfer_, [&](const Xfer& o) {
@@ -2194,10 +2630,11 @@ class Sequence {
         const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
         const int w = rng_.below(100);
         if (x.in_flight) {
-            if (w < 40) return reorganize(xi, kWait);
-            if (w < 75) return reorganize(xi, kTest);
-            if (w < 90) return destroy_xfer(xi);
-            if (w < 93) return finalize();
+            if (w < 25) return piece_step(xi);
+            if (w < 50) return reorganize(xi, kWait);
+            if (w < 78) return reorganize(xi, kTest);
+            if (w < 91) return destroy_xfer(xi);
+            if (w < 94) return finalize();
             return random_step();
         }
         if (w < 45) return reorganize(xi, kBlocking);
@@ -2230,13 +2667,15 @@ class Sequence {
         if (w < 22) return create_layout();
         if (w < 26) return create_xfer();
         if (xi < 0 && w >= 26 && w < 58) return create_xfer(); // the next calls need one
-        if (w < 36) {
+        if (w < 34) {
             const int side = rng_.below(2);
             return declare(xi, side, rng_.percent(40));
         }
+        if (w < 38) return split_step(xi, rng_.below(2), rng_.percent(40), 15);
         if (w < 41) return set_strategy(xi, rng_.percent(50));
         if (w < 48) return commit_random();
-        if (w < 58) return reorganize(xi, static_cast<DoKind>(rng_.below(4)));
+        if (w < 55) return reorganize(xi, static_cast<DoKind>(rng_.below(4)));
+        if (w < 58) return piece_step(xi);
         if (w < 69) return destroy_any(rng_.percent(80));
         if (w < 73) return query();
         if (w < 78) return use_stale();
@@ -2341,6 +2780,12 @@ void summary(const Stats& s, int sequences, double seconds) {
                 sequences, seconds, s.calls, s.commits, s.frames, s.teardowns_in_flight,
                 s.finalizes, s.mem_calls, s.mem_uninitialized, s.pinned_refusals, s.crossed,
                 s.reverses);
+    std::printf("lifetime: pieces: %ld splits, %ld commits of split transfers (%ld run by SHARED "
+                "on rank 0), %ld commits refused for a split, %ld pieces marked, %ld receive "
+                "pieces checked on arrival (rank 0), %ld completions refused with a piece "
+                "unmarked\n",
+                s.splits, s.split_commits, s.split_shared, s.split_refusals, s.marks, s.arrivals,
+                s.early_completions);
     std::printf("lifetime: commits by strategy:");
     for (int k = 0; k < kStrategies; ++k)
         std::printf(" %s %ld", kStrategyText[k], s.strategies[static_cast<std::size_t>(k)]);

@@ -61,8 +61,8 @@ void apply(dri::Transfer& t, dri::Role role, const Split& s) {
 template <class F>
 void for_piece_cells(const dri::core::LocalLayout& ll, int dim, Index lo, Index hi, F&& f) {
     dri::test::for_each_cell(ll.extents, [&](const std::vector<Index>& li) {
-        if (dim >= 0 && (li[static_cast<std::size_t>(dim)] < lo ||
-                         li[static_cast<std::size_t>(dim)] >= hi))
+        if (dim >= 0 &&
+            (li[static_cast<std::size_t>(dim)] < lo || li[static_cast<std::size_t>(dim)] >= hi))
             return;
         f(ll.offset(li));
     });
@@ -83,12 +83,13 @@ struct PieceRun {
     std::vector<int> sranks, rranks;
     Split send_split, recv_split;
     dri::Strategy strategy = dri::Strategy::automatic;
+    bool shared_memory = false; // the send ring in node shared memory (SHARED's single copy)
     int nbuf_s = 2, nbuf_r = 2, frames = 3;
     std::uint64_t seed = 0;
 };
 
 // Collective over world(): "" or this rank's first mismatch.
-std::string run_pieces(const PieceRun& p, Index& cells) {
+std::string run_pieces(const PieceRun& p, Index& cells, int& single_copies) {
     namespace core = dri::core;
     const dri::test::RandomCase& c = p.c;
     const dri::Group sg(world(), p.sranks), rg(world(), p.rranks);
@@ -106,9 +107,19 @@ std::string run_pieces(const PieceRun& p, Index& cells) {
     std::optional<core::LocalLayout> sll, rll;
     if (sd) sll = core::bind_layout(my_sl, c.send_dist->local_extents(sg.index()), elem);
     if (rd) rll = core::bind_layout(my_rl, c.recv_dist->local_extents(rg.index()), elem);
-    std::vector<std::vector<std::byte>> sbuf, rbuf;
-    for (int i = 0; sd && i < p.nbuf_s; ++i)
-        sbuf.emplace_back(static_cast<std::size_t>(sll->bytes));
+    std::vector<dri::SharedMemory> shared;
+    std::vector<std::vector<std::byte>> plain, rbuf;
+    std::vector<std::span<std::byte>> sbuf;
+    for (int i = 0; sd && i < p.nbuf_s; ++i) {
+        const auto bytes = static_cast<std::size_t>(sll->bytes);
+        if (p.shared_memory) {
+            shared.emplace_back(bytes);
+            sbuf.emplace_back(shared.back().data(), bytes);
+        } else {
+            plain.emplace_back(bytes);
+            sbuf.emplace_back(plain.back());
+        }
+    }
     for (int i = 0; rd && i < p.nbuf_r; ++i)
         rbuf.emplace_back(static_cast<std::size_t>(rll->bytes));
 
@@ -126,7 +137,17 @@ std::string run_pieces(const PieceRun& p, Index& cells) {
         dri::commit(world(), {});
         return {};
     }
-    dri::commit(world(), {&t});
+    try {
+        dri::commit(world(), {&t});
+    } catch (const dri::Error& e) {
+        // A forced SHARED does not apply across nodes or to ordinary memory.
+        if (p.strategy == dri::Strategy::shared && e.code() == dri::Errc::strategy) return {};
+        throw;
+    }
+    if (t.chosen_strategy() != dri::Strategy::p2p && t.chosen_strategy() != dri::Strategy::shared)
+        return "a split transfer runs strategy " +
+               std::to_string(static_cast<int>(t.chosen_strategy()));
+    single_copies += t.chosen_strategy() == dri::Strategy::shared ? 1 : 0;
     std::mt19937_64 rng(p.seed + static_cast<std::uint64_t>(dri::test::world_rank()));
     std::string err;
     for (int f = 0; f < p.frames; ++f) {
@@ -136,9 +157,9 @@ std::string run_pieces(const PieceRun& p, Index& cells) {
             dri::test::fill_sender(*c.send_dist, my_sl, sg.index(), shadow.data(), sll->bytes, f);
             // A role never split has one piece, marked by the start itself:
             // its buffer is written before.
-            auto& b = sbuf[static_cast<std::size_t>(f % p.nbuf_s)];
+            const std::span<std::byte> b = sbuf[static_cast<std::size_t>(f % p.nbuf_s)];
             if (p.send_split.dim < 0)
-                b = shadow;
+                std::copy(shadow.begin(), shadow.end(), b.begin());
             else
                 std::fill(b.begin(), b.end(), std::byte{dri::test::send_poison});
         }
@@ -149,7 +170,7 @@ std::string run_pieces(const PieceRun& p, Index& cells) {
         }
         t.start();
         if (sd) { // each piece written after the start, just before it is marked
-            auto& b = sbuf[static_cast<std::size_t>(f % p.nbuf_s)];
+            const std::span<std::byte> b = sbuf[static_cast<std::size_t>(f % p.nbuf_s)];
             const auto [dim, count] = t.pieces(dri::Role::send);
             for (int k : order_of(count, static_cast<int>(rng() % 3), rng)) {
                 const auto [lo, hi] = t.piece(dri::Role::send, k);
@@ -181,11 +202,10 @@ std::string run_pieces(const PieceRun& p, Index& cells) {
             err = dri::test::check_receiver(*c.recv_dist, my_rl, rg.index(), b.data(), rll->bytes,
                                             f, &cells);
             for_piece_cells(*rll, -1, 0, 0, [&](Index off) {
-                if (err.empty() && !std::equal(b.begin() + off, b.begin() + off + elem,
-                                               snap.begin() + off))
+                if (err.empty() &&
+                    !std::equal(b.begin() + off, b.begin() + off + elem, snap.begin() + off))
                     err = "a piece said it had arrived before its cell at byte " +
-                          std::to_string(off) + " held its final value, frame " +
-                          std::to_string(f);
+                          std::to_string(off) + " held its final value, frame " + std::to_string(f);
             });
         }
     }
@@ -203,7 +223,7 @@ TEST_CASE("random redistributions with pieces deliver every byte, piece by piece
         std::printf("pieces MPI test: seed %llu, %llu cases, %d ranks\n", seed,
                     (unsigned long long)cases, world_size);
     Index cells = 0;
-    int failures = 0;
+    int failures = 0, single_copies = 0;
     for (std::uint64_t i = 0; i < cases && failures <= 3; ++i) {
         const std::uint64_t cs = dri::test::mix_seed(seed ^ dri::test::mix_seed(i));
         dri::test::CaseGenerator gen(cs, std::min(world_size, 7), 2000);
@@ -215,7 +235,10 @@ TEST_CASE("random redistributions with pieces deliver every byte, piece by piece
                        : dri::test::random_ranks(rng, world_size, c.recv_procs);
         p.nbuf_s = 1 + static_cast<int>(rng() % 2);
         p.nbuf_r = 1 + static_cast<int>(rng() % 2);
-        p.strategy = rng() % 2 ? dri::Strategy::automatic : dri::Strategy::p2p;
+        const dri::Strategy strategies[] = {dri::Strategy::automatic, dri::Strategy::p2p,
+                                            dri::Strategy::shared, dri::Strategy::measure};
+        p.strategy = strategies[rng() % 4];
+        p.shared_memory = p.strategy == dri::Strategy::shared || rng() % 2;
         p.seed = cs;
         const dri::Group sg(world(), p.sranks), rg(world(), p.rranks);
         const auto own = [&](const dri::core::Distribution& d, const dri::Group& g) {
@@ -226,16 +249,19 @@ TEST_CASE("random redistributions with pieces deliver every byte, piece by piece
         p.send_split = draw_split(cs ^ 1, cs ^ (me << 8), nd, 0, own(*c.send_dist, sg));
         p.recv_split = draw_split(cs ^ 2, cs ^ (me << 16), nd, 0, own(*c.recv_dist, rg));
         INFO("case " << i << " (replay: DRI_SEED=" << seed << ")\n  " << c.describe()
-                     << "\n  send pieces " << p.send_split.dim << "/" << p.send_split.count
-                     << ", receive pieces " << p.recv_split.dim << "/" << p.recv_split.count);
-        const std::string err = run_pieces(p, cells);
+                     << "\n  strategy " << static_cast<int>(p.strategy) << ", shared memory "
+                     << p.shared_memory << "\n  send pieces " << p.send_split.dim << "/"
+                     << p.send_split.count << ", receive pieces " << p.recv_split.dim << "/"
+                     << p.recv_split.count);
+        const std::string err = run_pieces(p, cells, single_copies);
         CHECK_MESSAGE(err.empty(), err);
         failures += err.empty() ? 0 : 1;
     }
     long long total = static_cast<long long>(cells);
     MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG_LONG, MPI_SUM, world());
     if (dri::test::world_rank() == 0)
-        std::printf("pieces MPI test: checked %lld receive cells\n", total);
+        std::printf("pieces MPI test: checked %lld receive cells, %d cases through SHARED\n", total,
+                    single_copies);
 }
 
 namespace {
@@ -312,6 +338,12 @@ TEST_CASE("pieces: DRI_Do, and start / ready / wait_piece / wait, deliver the co
         a.t.wait_piece(k);
     a.t.wait();
     CHECK(a.check(1, 1));
+    // The reverse moves whole frames: the columns come back into the rows.
+    dri::Transfer rev = a.t.reverse(dri::Combine::replace);
+    const std::vector<float> sent = a.sbuf[0];
+    std::fill(a.sbuf[0].begin(), a.sbuf[0].end(), -1.0f);
+    rev.execute(); // receive buffer 0 (frame 0) back into send buffer 0
+    CHECK(a.sbuf[0] == sent);
 }
 
 TEST_CASE("pieces: local errors of the piece calls") {
@@ -405,4 +437,30 @@ TEST_CASE("pieces: commit errors are the same on every rank") {
         CHECK(code == (size > 1 ? dri::Errc::strategy : dri::Errc::success));
         CHECK(everywhere(code));
     }
+}
+
+TEST_CASE("pieces: destroying a transfer with unmarked send pieces marks them, nobody hangs") {
+    std::vector<float> got;
+    bool ok = true;
+    {
+        Turn a;
+        a.t.pieces(dri::Role::send, 0, 3);
+        a.t.commit();
+        a.fill(0);
+        a.t.start();
+        if (dri::test::world_rank() == 0) {
+            a.t.ready(1); // then destroyed with pieces 0 and 2 unmarked
+        } else {
+            for (int k = 0; k < 3; ++k)
+                a.t.ready(k);
+            a.t.wait();
+            ok = a.check(0);
+        }
+    }
+    CHECK(ok);
+    // Every rank destroys with pieces unmarked.
+    Turn b;
+    b.t.pieces(dri::Role::send, 0, 2);
+    b.t.commit();
+    b.t.start();
 }

@@ -106,7 +106,9 @@ std::string check_groups(const core::Side& send, const core::Side& recv, int s, 
         for (const core::Region& reg : to_r[g].regions)
             for_each_offset(reg, true, [&](Index off) {
                 const Index x = s_along.at(off);
-                if (x < lo || x >= hi) err = "a region of piece " + std::to_string(to_r[g].piece) + " holds index " + std::to_string(x);
+                if (x < lo || x >= hi)
+                    err = "a region of piece " + std::to_string(to_r[g].piece) + " holds index " +
+                          std::to_string(x);
             });
         if (!err.empty()) return err;
         if (from_s[g].lands != touched(from_s[g].regions, recv, r, r_along))

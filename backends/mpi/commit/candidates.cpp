@@ -133,8 +133,8 @@ Candidates build_candidates(const TransferImpl& t, const core::Match& m, std::si
         if (split && !row->pieces)
             throw AgreedError(core::Errc::strategy,
                               "transfer '" + t.name + "': strategy " + row->name +
-                                  " does not move pieces (DRI_Transfer_set_pieces); AUTO and "
-                                  "P2P do");
+                                  " does not move pieces (DRI_Transfer_set_pieces); AUTO, P2P "
+                                  "and SHARED do");
         ctx.comm = library_dup(comm); // the executor owns it from here, even if it fails
         const MPI_Comm mine = ctx.comm;
         Built b = row->build(plan, ctx);

@@ -19,7 +19,8 @@ class Executor {
   public:
     virtual ~Executor() = default;
     // Blocking: one reorganization from `send` into `recv` (either may be
-    // null when the process lacks that role).
+    // null when the process lacks that role); every piece of a split send
+    // role is ready at once.
     virtual void run(const std::byte* send, std::byte* recv) = 0;
     // Non-blocking: start, then wait or test until done.
     virtual void start(const std::byte* send, std::byte* recv) = 0;

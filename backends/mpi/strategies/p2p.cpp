@@ -11,6 +11,7 @@
 #include "mpi/strategies/base.hpp"
 #include "mpi/strategies/messages.hpp"
 #include "mpi/strategies/parts.hpp"
+#include "mpi/strategies/piece_arrivals.hpp"
 #include "mpi/strategies/scratch.hpp"
 
 #include <algorithm>
@@ -33,8 +34,7 @@ class P2PExecutor final : public RequestExecutor {
     void start(const std::byte* send, std::byte* recv) override {
         send_ = send;
         recv_target_ = recv;
-        for (std::size_t j = 0; j < lands_total_.size(); ++j)
-            remaining_[j].store(lands_total_[j], std::memory_order_relaxed);
+        arrivals_.reset();
         // Direct and datatype messages sit in the user's buffer (a datatype
         // carries its own offsets: m.offset is 0), packed ones in scratch.
         std::size_t k = 0;
@@ -48,11 +48,21 @@ class P2PExecutor final : public RequestExecutor {
                 send_one(i);
             run_local(send, recv);
             for (const core::LocalPlan::SelfPiece& g : self_pieces_)
-                landed(g.lands);
+                arrivals_.landed(g.lands);
         } else {
             run_fills(fills_only_, recv);
         }
         pending_ = static_cast<int>(recvs_.size() + (send_split_ ? 0 : sends_.size()));
+    }
+
+    // One reorganization in one call (DRI_Do, MEASURE's timed runs): a split
+    // send role's pieces are all ready at once.
+    void run(const std::byte* send, std::byte* recv) override {
+        start(send, recv);
+        if (send_split_)
+            for (std::size_t k = 0; k < piece_sends_.size(); ++k)
+                piece_ready(static_cast<int>(k));
+        wait();
     }
 
     // The transfer has checked that every piece was marked, after each
@@ -73,23 +83,17 @@ class P2PExecutor final : public RequestExecutor {
     void piece_ready(int k) override {
         for (std::size_t i : piece_sends_[static_cast<std::size_t>(k)])
             send_one(i);
-        for (const core::LocalPlan::SelfPiece& g : self_pieces_) {
-            if (g.piece != k) continue;
-            for (std::size_t r = g.begin; r < g.end; ++r)
-                arrival_.region(send_, recv_target_, local_.self[r]);
-            landed(g.lands);
-        }
+        run_self_piece(self_pieces_, k, local_.self, arrival_, send_, recv_target_, arrivals_);
     }
 
     bool piece_arrived(int k, bool block) override {
-        const std::atomic<int>& left = remaining_[static_cast<std::size_t>(k)];
         for (;;) {
             {
                 std::lock_guard<std::mutex> lock(recv_mutex_);
-                if (left.load(std::memory_order_acquire) == 0) return true;
+                if (arrivals_.arrived(k)) return true;
                 if (receive_some(block && receives_active())) continue;
             }
-            if (left.load(std::memory_order_acquire) == 0) return true;
+            if (arrivals_.arrived(k)) return true;
             if (!block) return false;
             // Only this process's own send pieces are missing: another
             // thread marks them.
@@ -145,16 +149,12 @@ class P2PExecutor final : public RequestExecutor {
         piece_sends_.resize(static_cast<std::size_t>(plan.send_pieces));
         for (std::size_t i = 0; i < sends_.size(); ++i)
             piece_sends_.at(static_cast<std::size_t>(sends_[i].piece)).push_back(i);
-        lands_total_.assign(static_cast<std::size_t>(plan.recv_pieces), 0);
-        const auto count = [&](const std::vector<int>& lands) {
-            for (int j : lands)
-                ++lands_total_.at(static_cast<std::size_t>(j));
-        };
+        arrivals_.build(plan.recv_pieces);
         for (const Msg& m : recvs_)
-            count(m.lands);
+            arrivals_.count(m.lands);
         for (const core::LocalPlan::SelfPiece& g : self_pieces_)
-            count(g.lands);
-        remaining_ = std::make_unique<std::atomic<int>[]>(lands_total_.size());
+            arrivals_.count(g.lands);
+        arrivals_.reset();
     }
 
     void send_one(std::size_t i) {
@@ -167,11 +167,6 @@ class P2PExecutor final : public RequestExecutor {
         check_mpi(
             send_bytes(at, m.bytes, m.type, m.rank, comm_, &reqs_[recvs_.size() + i], m.piece),
             "MPI_Isend");
-    }
-
-    void landed(const std::vector<int>& lands) {
-        for (int j : lands)
-            remaining_[static_cast<std::size_t>(j)].fetch_sub(1, std::memory_order_acq_rel);
     }
 
     // The receive mutex held: completes the receives that have arrived (or
@@ -211,7 +206,7 @@ class P2PExecutor final : public RequestExecutor {
         const Msg& m = recvs_[static_cast<std::size_t>(index)];
         if (m.route == Route::packed)
             arrival_.unpack(rbuf_.get() + m.offset, m.regions, recv_target_);
-        landed(m.lands);
+        arrivals_.landed(m.lands);
     }
 
     void release_more() noexcept override {
@@ -229,15 +224,13 @@ class P2PExecutor final : public RequestExecutor {
     const std::byte* send_ = nullptr;
     std::byte* recv_target_ = nullptr;
     // Pieces: whether the send role is split (else start sends everything),
-    // the send slots of each send piece, the self part by send piece, and per
-    // receive piece how many messages and self parts land in it, and how many
-    // of this reorganization's have not yet landed.
+    // the send slots of each send piece, the self part by send piece, and
+    // what lands in each receive piece.
     bool send_split_ = false;
     std::vector<std::vector<std::size_t>> piece_sends_;
     std::vector<core::LocalPlan::SelfPiece> self_pieces_;
     core::LocalPlan fills_only_; // the local part without its self regions
-    std::vector<int> lands_total_;
-    std::unique_ptr<std::atomic<int>[]> remaining_;
+    PieceArrivals arrivals_;
     // Receives complete under it: a consumer's threads may ask for pieces
     // at once, and the whole-frame wait or test with them.
     std::mutex recv_mutex_;

@@ -19,8 +19,13 @@ core::LocalPlan plan_part(const core::LocalPlan& plan, bool local, KeepSend keep
                           KeepRecv keep_recv) {
     core::LocalPlan p;
     p.elem_size = plan.elem_size;
+    p.send_split = plan.send_split;
+    p.recv_split = plan.recv_split;
+    p.send_pieces = plan.send_pieces;
+    p.recv_pieces = plan.recv_pieces;
     if (local) {
         p.self = plan.self;
+        p.self_pieces = plan.self_pieces;
         p.fills = plan.fills;
     }
     for (std::size_t i = 0; i < plan.sends.size(); ++i)

@@ -11,13 +11,20 @@
 // acquire), and the compiler cannot move accesses across the opaque MPI
 // calls, so no fence of our own is needed (GCC refuses fences under
 // ThreadSanitizer).
+//
+// With pieces (core/pieces.hpp) a pair's regions come in groups, one per
+// sender piece: a split sender sends the ready message of a group when its
+// piece is marked ready, tagged with the piece, and its reader copies that
+// group alone when it arrives; the done messages are counted, one per group.
 #include "kernels/copy.hpp"
 #include "mpi/runtime/collectives.hpp"
 #include "mpi/strategies/base.hpp"
 #include "mpi/strategies/listed_executor.hpp"
 #include "mpi/strategies/parts.hpp"
+#include "mpi/strategies/piece_arrivals.hpp"
 
 #include <algorithm>
+#include <thread>
 
 namespace dri::detail {
 
@@ -36,18 +43,58 @@ class SharedExecutor final : public ListedExecutor {
     }
     ~SharedExecutor() override { release(); }
 
+    // One reorganization in one call (DRI_Do, MEASURE's timed runs): a split
+    // send role's pieces are all ready at once.
+    void run(const std::byte* send, std::byte* recv) override {
+        start(send, recv);
+        for (int k = 0; send_split_ && k < send_pieces_; ++k)
+            piece_ready(k);
+        wait();
+    }
+
+    bool moves_pieces() const override { return true; }
+
+    void piece_ready(int k) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const std::size_t ns = sources_.size(), nr = readers_.size();
+        for (std::size_t i = 0; i < nr; ++i)
+            if (readers_[i].piece == k) send_ready(i, ns + nr + i);
+        run_self_piece(self_pieces_, k, local_.self, arrival_, send_, recv_target_, arrivals_);
+    }
+
+    // Polls: another thread may have to mark one of this process's own
+    // send pieces first, and the progress rule must keep going meanwhile.
+    bool piece_arrived(int k, bool block) override {
+        for (int idle = 0;; ++idle) {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                rethrow_deferred();
+                if (arrivals_.arrived(k)) return true;
+                test_requests();
+                if (arrivals_.arrived(k)) return true;
+            }
+            if (!block) return false;
+            progress_others(this);
+            if (idle % 16 == 15) std::this_thread::yield();
+        }
+    }
+
   private:
-    static constexpr int ready_tag = 1, done_tag = 2;
+    // A piece's ready messages carry its number in their tag.
+    static constexpr int done_tag = 2, first_ready_tag = 16;
 
     // The ready and done receives come first (the slots: see arrived).
     bool is_recv(std::size_t i) const override { return i < sources_.size() + readers_.size(); }
 
     void post(const std::byte* send, std::byte* recv) override {
+        send_ = send;
         recv_target_ = recv;
+        arrivals_.reset();
         const std::size_t ns = sources_.size(), nr = readers_.size();
         std::size_t k = 0;
         for (Source& src : sources_)
-            check_mpi(MPI_Irecv(&src.ready, 1, MPI_INT, src.rank, ready_tag, comm_, &reqs_[k++]),
+            check_mpi(MPI_Irecv(&src.ready, 1, MPI_INT, src.rank, first_ready_tag + src.piece,
+                                comm_, &reqs_[k++]),
                       "MPI_Irecv");
         if (nr > 0) {
             // Which buffer of the ring is read; published once written.
@@ -55,16 +102,36 @@ class SharedExecutor final : public ListedExecutor {
             for (std::size_t i = 0; i < own_.size(); ++i)
                 if (own_[i].data() == send) mine_ = static_cast<int>(i);
             if (mine_ < 0) core::fail(core::Errc::internal, "send buffer not in the ring");
-            for (int r : readers_)
-                check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, r, done_tag, comm_, &reqs_[k++]),
+            for (const Reader& r : readers_)
+                check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, r.rank, done_tag, comm_, &reqs_[k++]),
                           "MPI_Irecv");
-            for (int r : readers_)
-                check_mpi(MPI_Isend(&mine_, 1, MPI_INT, r, ready_tag, comm_, &reqs_[k++]),
-                          "MPI_Isend");
         }
-        pending_ = static_cast<int>(ns + 2 * nr);
+        pending_ = static_cast<int>(ns + nr);
+        if (send_split_) {
+            run_fills(fills_only_, recv);
+            return;
+        }
+        for (std::size_t i = 0; i < nr; ++i)
+            send_ready(i, ns + nr + i);
         run_local(send, recv);
+        for (const core::LocalPlan::SelfPiece& g : self_pieces_)
+            arrivals_.landed(g.lands);
     }
+
+    // Tells reader i (request slot `slot`) that its group may be read.
+    void send_ready(std::size_t i, std::size_t slot) {
+        const Reader& r = readers_[i];
+        check_mpi(
+            MPI_Isend(&mine_, 1, MPI_INT, r.rank, first_ready_tag + r.piece, comm_, &reqs_[slot]),
+            "MPI_Isend");
+        ++pending_;
+    }
+
+    // A receiver that reads this process's ring: one per group of a pair.
+    struct Reader {
+        int rank = 0;
+        int piece = 0;
+    };
 
     // A sender this process reads from: its ring in this address space.
     struct Source {
@@ -73,13 +140,16 @@ class SharedExecutor final : public ListedExecutor {
         std::vector<const std::byte*> ring;
         std::vector<std::shared_ptr<const RemoteSegment>> segments; // kept mapped
         int ready = -1; // the ring index the sender published
+        int piece = 0;  // the sender's piece this group holds
+        std::vector<int> lands;
     };
 
     void build(const core::LocalPlan& plan, const ExecutorContext& ctx, const SharedReach& reach) {
         own_ = reach.own;
         for (std::size_t i = 0; i < plan.sends.size(); ++i)
             if (reach.reader[i])
-                readers_.push_back(ctx.recv_rank.at(static_cast<std::size_t>(plan.sends[i].peer)));
+                readers_.push_back({ctx.recv_rank.at(static_cast<std::size_t>(plan.sends[i].peer)),
+                                    plan.sends[i].piece});
         for (std::size_t i = 0; i < plan.recvs.size(); ++i) {
             if (!reach.source[i]) continue;
             const core::PeerRegions& p = plan.recvs[i];
@@ -88,8 +158,11 @@ class SharedExecutor final : public ListedExecutor {
             src.regions = p.regions;
             src.ring = reach.source[i]->bufs;
             src.segments = reach.source[i]->segments;
+            src.piece = p.piece;
+            src.lands = p.lands;
             sources_.push_back(std::move(src));
         }
+        build_pieces(plan);
         reqs_.assign(sources_.size() * 2 + readers_.size() * 2, MPI_REQUEST_NULL);
         done_.assign(reqs_.size(), 0);
     }
@@ -106,6 +179,7 @@ class SharedExecutor final : public ListedExecutor {
         const auto b = static_cast<std::size_t>(src.ready);
         for (const core::Region& reg : src.regions)
             arrival_.region(src.ring[b], recv_target_, reg);
+        arrivals_.landed(src.lands);
         const std::size_t slot = sources_.size() + 2 * readers_.size() + i;
         check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, src.rank, done_tag, comm_, &reqs_[slot]),
                   "MPI_Isend");
@@ -121,8 +195,31 @@ class SharedExecutor final : public ListedExecutor {
             src.segments.clear();
     }
 
+    // What lands in each receive piece, whether start waits for the send
+    // pieces to be marked, the self part by send piece and the fills alone.
+    void build_pieces(const core::LocalPlan& plan) {
+        send_split_ = plan.send_split;
+        send_pieces_ = plan.send_pieces;
+        // Without the local part (HYBRID's copies) there is no self part.
+        if (!local_.self.empty()) self_pieces_ = plan.self_pieces;
+        fills_only_.elem_size = local_.elem_size;
+        fills_only_.fills = local_.fills;
+        arrivals_.build(plan.recv_pieces);
+        for (const Source& src : sources_)
+            arrivals_.count(src.lands);
+        for (const core::LocalPlan::SelfPiece& g : self_pieces_)
+            arrivals_.count(g.lands);
+        arrivals_.reset();
+    }
+
     std::vector<Source> sources_;
-    std::vector<int> readers_;
+    std::vector<Reader> readers_;
+    const std::byte* send_ = nullptr;
+    bool send_split_ = false;
+    int send_pieces_ = 1;
+    std::vector<core::LocalPlan::SelfPiece> self_pieces_;
+    core::LocalPlan fills_only_;
+    PieceArrivals arrivals_;
     std::vector<std::span<std::byte>> own_;
     int mine_ = -1;
     std::byte* recv_target_ = nullptr;

@@ -29,7 +29,7 @@ namespace {
 // in_measure.
 constexpr std::array<StrategyRow, 6> rows{{
     // kind              name         build            auto   measure needs peers pieces
-    {Strategy::shared, "SHARED", build_shared, true, true, true, false},
+    {Strategy::shared, "SHARED", build_shared, true, true, true, true},
     {Strategy::hybrid, "HYBRID", build_hybrid, true, true, true, false},
     {Strategy::nodes, "NODES", build_nodes, true, true, true, false},
     {Strategy::p2p, "P2P", build_p2p, true, true, false, true},

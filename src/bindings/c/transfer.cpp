@@ -104,7 +104,8 @@ int DRI_Free_mem(void* base) {
 
 namespace {
 
-detail::RoleKind role_kind(DRI_Role role, const std::string& call) {
+// The role by reference: C may pass any int, which is no DRI_Role value to copy.
+detail::RoleKind role_kind(const DRI_Role& role, const std::string& call) {
     const int r = raw(role); // any int from C
     if (r != DRI_ROLE_SEND && r != DRI_ROLE_RECV)
         core::fail(core::Errc::arg, call + ": unknown role " + std::to_string(r));

@@ -81,8 +81,8 @@ void Transfer::pieces(Role role, int dim, std::span<const Index> bounds) {
     guarded([&] {
         const auto count = static_cast<std::ptrdiff_t>(bounds.size()) - 1;
         if (count < 1 || count > core::max_pieces)
-            core::fail(core::Errc::arg, "transfer '" + checked().name + "': " +
-                                            std::to_string(bounds.size()) +
+            core::fail(core::Errc::arg, "transfer '" + checked().name +
+                                            "': " + std::to_string(bounds.size()) +
                                             " piece boundaries: give from 2 to " +
                                             std::to_string(core::max_pieces + 1));
         detail::set_pieces(checked(), role_kind(role), dim, static_cast<int>(count),
