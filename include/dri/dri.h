@@ -460,9 +460,10 @@ DRI_API int DRI_Transfer_set_piece_bounds(DRI_Transfer xfer, DRI_Role role, int 
 /** The split of a role: its dimension (-1 when not split) and piece count
  * (1 when not split). Local; DRI_ERR_STATE without that role. */
 DRI_API int DRI_Transfer_pieces(DRI_Transfer xfer, DRI_Role role, int* dim, int* count);
-/** The local index range [lo, hi) of piece k along the split dimension (the
- * whole extent when not split; then k must be 0). Local; DRI_ERR_ARG for k
- * outside [0, count). */
+/** The local index range [lo, hi) of piece k along the split dimension.
+ * A role never split has one piece, k = 0, the whole block: its range is
+ * the block's extent along dimension 0. Local; DRI_ERR_ARG for k outside
+ * [0, count). */
 DRI_API int DRI_Transfer_piece(DRI_Transfer xfer, DRI_Role role, int k, DRI_Index* lo,
                                DRI_Index* hi);
 /** Producer: piece k of the send buffer of the reorganization in flight
