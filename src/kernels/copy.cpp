@@ -260,7 +260,8 @@ bool large_copy(Index bytes) {
 }
 
 template <Index E>
-void copy_impl(const std::byte* src, std::byte* dst, const Axis* axes, int k, Index elem) {
+void copy_impl(const std::byte* src, std::byte* dst, const Axis* axes, int k, Index elem,
+               Index whole) {
     const Index e = E ? E : elem;
     if (k == 0) {
         std::memcpy(dst, src, static_cast<std::size_t>(e));
@@ -270,7 +271,7 @@ void copy_impl(const std::byte* src, std::byte* dst, const Axis* axes, int k, In
     Index total = e;
     for (int a = 0; a < k; ++a)
         total *= axes[a].n;
-    [[maybe_unused]] const bool large = large_copy(total);
+    [[maybe_unused]] const bool large = large_copy(std::max(total, whole));
     if (in.s == e && in.r == e) { // contiguous on both sides
         const Index bytes = in.n * e;
 #if DRI_X86_KERNELS
@@ -315,20 +316,21 @@ int stream_axes(const Region& reg, Index elem, bool replace_sender, Axis* out) {
 
 } // namespace
 
-void strided_copy(const std::byte* src, std::byte* dst, const Axis* axes, int k, Index elem) {
+void strided_copy(const std::byte* src, std::byte* dst, const Axis* axes, int k, Index elem,
+                  Index whole) {
     switch (elem) {
     case 1:
-        return copy_impl<1>(src, dst, axes, k, elem);
+        return copy_impl<1>(src, dst, axes, k, elem, whole);
     case 2:
-        return copy_impl<2>(src, dst, axes, k, elem);
+        return copy_impl<2>(src, dst, axes, k, elem, whole);
     case 4:
-        return copy_impl<4>(src, dst, axes, k, elem);
+        return copy_impl<4>(src, dst, axes, k, elem, whole);
     case 8:
-        return copy_impl<8>(src, dst, axes, k, elem);
+        return copy_impl<8>(src, dst, axes, k, elem, whole);
     case 16:
-        return copy_impl<16>(src, dst, axes, k, elem);
+        return copy_impl<16>(src, dst, axes, k, elem, whole);
     default:
-        return copy_impl<0>(src, dst, axes, k, elem);
+        return copy_impl<0>(src, dst, axes, k, elem, whole);
     }
 }
 
@@ -349,17 +351,19 @@ std::vector<Axis> packed_axes(const Region& reg, Index elem, bool replace_sender
     return out;
 }
 
-Index pack_region(const std::byte* src, const Region& reg, Index elem, std::byte* out) {
+Index pack_region(const std::byte* src, const Region& reg, Index elem, std::byte* out,
+                  Index whole) {
     Axis ax[max_axes];
     const int k = stream_axes(reg, elem, false, ax);
-    strided_copy(src + reg.s_off, out, ax, k, elem);
+    strided_copy(src + reg.s_off, out, ax, k, elem, whole);
     return reg.elements() * elem;
 }
 
-Index unpack_region(const std::byte* in, const Region& reg, Index elem, std::byte* dst) {
+Index unpack_region(const std::byte* in, const Region& reg, Index elem, std::byte* dst,
+                    Index whole) {
     Axis ax[max_axes];
     const int k = stream_axes(reg, elem, true, ax);
-    strided_copy(in, dst + reg.r_off, ax, k, elem);
+    strided_copy(in, dst + reg.r_off, ax, k, elem, whole);
     return reg.elements() * elem;
 }
 

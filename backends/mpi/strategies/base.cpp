@@ -8,18 +8,19 @@ namespace dri::detail {
 Arrival::Arrival(const ExecutorContext& ctx)
     : op(ctx.combine), type(ctx.type), zero(static_cast<std::size_t>(ctx.type.size)) {}
 
-void Arrival::region(const std::byte* src, std::byte* dst, const core::Region& r) const {
+void Arrival::region(const std::byte* src, std::byte* dst, const core::Region& r,
+                     core::Index whole) const {
     if (combines())
         core::combine_region(src, dst, r, type, op);
     else
-        core::copy_region(src, dst, r, type.size);
+        core::copy_region(src, dst, r, type.size, whole);
 }
 
-void Arrival::unpack(const std::byte* in, const std::vector<core::Region>& regs,
-                     std::byte* dst) const {
+void Arrival::unpack(const std::byte* in, const std::vector<core::Region>& regs, std::byte* dst,
+                     core::Index whole) const {
     for (const core::Region& r : regs)
         in += combines() ? core::combine_unpack_region(in, r, type, op, dst)
-                         : core::unpack_region(in, r, type.size, dst);
+                         : core::unpack_region(in, r, type.size, dst, whole);
 }
 
 void run_local(const core::LocalPlan& plan, const Arrival& arrival, const std::byte* send,

@@ -41,9 +41,13 @@ struct Arrival {
     explicit Arrival(const ExecutorContext& ctx);
     bool combines() const { return op != core::CombineOp::replace; }
     // One region from src (its sender side) into dst (its receiver side).
-    void region(const std::byte* src, std::byte* dst, const core::Region& r) const;
+    // `whole`: as for core::strided_copy, the bytes of the copy this is a
+    // piece of (0: the region alone).
+    void region(const std::byte* src, std::byte* dst, const core::Region& r,
+                core::Index whole = 0) const;
     // A packed stream of `regs` (pack_all's) into dst.
-    void unpack(const std::byte* in, const std::vector<core::Region>& regs, std::byte* dst) const;
+    void unpack(const std::byte* in, const std::vector<core::Region>& regs, std::byte* dst,
+                core::Index whole = 0) const;
 };
 
 // Applies the process's own part: zero fills of edge padding, then the

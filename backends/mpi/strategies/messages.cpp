@@ -17,9 +17,9 @@ core::Index total_bytes(const std::vector<core::Region>& regs, core::Index elem)
 }
 
 void pack_all(const std::byte* src, const std::vector<core::Region>& regs, core::Index elem,
-              std::byte* out) {
+              std::byte* out, core::Index whole) {
     for (const core::Region& r : regs)
-        out += core::pack_region(src, r, elem, out);
+        out += core::pack_region(src, r, elem, out, whole);
 }
 
 void unpack_all(const std::byte* in, const std::vector<core::Region>& regs, core::Index elem,

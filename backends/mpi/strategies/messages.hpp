@@ -18,9 +18,10 @@ namespace dri::detail {
 
 core::Index total_bytes(const std::vector<core::Region>& regs, core::Index elem);
 
-// Packs the sender side of the regions into one stream at out.
+// Packs the sender side of the regions into one stream at out (`whole`: as
+// for core::strided_copy, the bytes of the pair's messages over all pieces).
 void pack_all(const std::byte* src, const std::vector<core::Region>& regs, core::Index elem,
-              std::byte* out);
+              std::byte* out, core::Index whole = 0);
 // Unpacks such a stream into the receiver side of the regions.
 void unpack_all(const std::byte* in, const std::vector<core::Region>& regs, core::Index elem,
                 std::byte* dst);
@@ -99,8 +100,9 @@ struct Message {
     core::Index offset = 0; // in the user's buffer (direct; 0 for datatype) or scratch (packed)
     Datatype type;          // Route::datatype, or a byte range above INT_MAX on MPI-3
     std::vector<core::Region> regions;
-    int piece = 0;          // the sender's piece (core::PeerRegions)
-    std::vector<int> lands; // the receiver's pieces it lands in (received messages)
+    int piece = 0;              // the sender's piece (core::PeerRegions)
+    std::vector<int> lands;     // the receiver's pieces it lands in (received messages)
+    core::Index pair_bytes = 0; // the pair's bytes over all its pieces (copies' `whole`)
 };
 
 // The message carrying p's regions to or from `rank` (is_send: this

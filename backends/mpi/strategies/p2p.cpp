@@ -83,7 +83,8 @@ class P2PExecutor final : public RequestExecutor {
     void piece_ready(int k) override {
         for (std::size_t i : piece_sends_[static_cast<std::size_t>(k)])
             send_one(i);
-        run_self_piece(self_pieces_, k, local_.self, arrival_, send_, recv_target_, arrivals_);
+        run_self_piece(self_pieces_, k, local_.self, arrival_, send_, recv_target_, arrivals_,
+                       self_whole_);
     }
 
     bool piece_arrived(int k, bool block) override {
@@ -143,6 +144,11 @@ class P2PExecutor final : public RequestExecutor {
     void build_pieces(const core::LocalPlan& plan) {
         send_split_ = plan.send_split;
         self_pieces_ = plan.self_pieces;
+        self_whole_ = self_whole(plan);
+        for (std::vector<Msg>* msgs : {&sends_, &recvs_})
+            set_pair_bytes(
+                *msgs, [](const Msg& m) { return m.bytes; },
+                [](Msg& m) -> core::Index& { return m.pair_bytes; });
         // The fills as construct() prepared them (a combined fill reads one zero).
         fills_only_.elem_size = local_.elem_size;
         fills_only_.fills = local_.fills;
@@ -161,7 +167,7 @@ class P2PExecutor final : public RequestExecutor {
         const Msg& m = sends_[i];
         const std::byte* at = send_ + m.offset;
         if (m.route == Route::packed) {
-            pack_all(send_, m.regions, elem_size(), sbuf_.get() + m.offset);
+            pack_all(send_, m.regions, elem_size(), sbuf_.get() + m.offset, m.pair_bytes);
             at = sbuf_.get() + m.offset;
         }
         check_mpi(
@@ -205,7 +211,7 @@ class P2PExecutor final : public RequestExecutor {
         if (static_cast<std::size_t>(index) >= recvs_.size()) return; // a send completed
         const Msg& m = recvs_[static_cast<std::size_t>(index)];
         if (m.route == Route::packed)
-            arrival_.unpack(rbuf_.get() + m.offset, m.regions, recv_target_);
+            arrival_.unpack(rbuf_.get() + m.offset, m.regions, recv_target_, m.pair_bytes);
         arrivals_.landed(m.lands);
     }
 
@@ -230,6 +236,7 @@ class P2PExecutor final : public RequestExecutor {
     std::vector<std::vector<std::size_t>> piece_sends_;
     std::vector<core::LocalPlan::SelfPiece> self_pieces_;
     core::LocalPlan fills_only_; // the local part without its self regions
+    core::Index self_whole_ = 0; // the self part's bytes, when in pieces
     PieceArrivals arrivals_;
     // Receives complete under it: a consumer's threads may ask for pieces
     // at once, and the whole-frame wait or test with them.

@@ -6,7 +6,9 @@
 #include "mpi/strategies/base.hpp"
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace dri::detail {
@@ -42,16 +44,45 @@ class PieceArrivals {
 };
 
 // The self part of send piece k (every group of `groups` with that piece):
-// copied or combined from `send` into `recv`, then counted as landed.
+// copied or combined from `send` into `recv`, then counted as landed. `whole`:
+// the bytes of the whole self part, of which each piece is a part.
 inline void run_self_piece(const std::vector<core::LocalPlan::SelfPiece>& groups, int k,
                            const std::vector<core::Region>& self, const Arrival& arrival,
-                           const std::byte* send, std::byte* recv, PieceArrivals& arrivals) {
+                           const std::byte* send, std::byte* recv, PieceArrivals& arrivals,
+                           core::Index whole) {
     for (const core::LocalPlan::SelfPiece& g : groups) {
         if (g.piece != k) continue;
         for (std::size_t r = g.begin; r < g.end; ++r)
-            arrival.region(send, recv, self[r]);
+            arrival.region(send, recv, self[r], whole);
         arrivals.landed(g.lands);
     }
+}
+
+// For the pairs that move in several pieces, the bytes of all of them, for
+// each piece's copies (`whole`); 0 for a pair in one piece, whose copies
+// decide by their own size as before. bytes_of(m) and whole_of(m) are a
+// message's (or a group's) bytes and where its pair's sum goes.
+template <class Group, class Bytes, class Whole>
+void set_pair_bytes(std::vector<Group>& groups, Bytes bytes_of, Whole whole_of) {
+    std::map<int, std::pair<core::Index, int>> pairs; // rank -> bytes, groups
+    for (const Group& g : groups) {
+        auto& [bytes, count] = pairs[g.rank];
+        bytes += bytes_of(g);
+        ++count;
+    }
+    for (Group& g : groups) {
+        const auto& [bytes, count] = pairs[g.rank];
+        whole_of(g) = count > 1 ? bytes : 0;
+    }
+}
+
+// The bytes of the self part when it comes in several pieces (0: one).
+inline core::Index self_whole(const core::LocalPlan& plan) {
+    if (plan.self_pieces.size() < 2) return 0;
+    core::Index bytes = 0;
+    for (const core::Region& r : plan.self)
+        bytes += r.elements() * plan.elem_size;
+    return bytes;
 }
 
 } // namespace dri::detail

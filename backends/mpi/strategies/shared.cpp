@@ -59,7 +59,8 @@ class SharedExecutor final : public ListedExecutor {
         const std::size_t ns = sources_.size(), nr = readers_.size();
         for (std::size_t i = 0; i < nr; ++i)
             if (readers_[i].piece == k) send_ready(i, ns + nr + i);
-        run_self_piece(self_pieces_, k, local_.self, arrival_, send_, recv_target_, arrivals_);
+        run_self_piece(self_pieces_, k, local_.self, arrival_, send_, recv_target_, arrivals_,
+                       self_whole_);
     }
 
     // Polls: another thread may have to mark one of this process's own
@@ -142,6 +143,7 @@ class SharedExecutor final : public ListedExecutor {
         int ready = -1; // the ring index the sender published
         int piece = 0;  // the sender's piece this group holds
         std::vector<int> lands;
+        core::Index bytes = 0, pair_bytes = 0; // its own, and its pair's when in pieces
     };
 
     void build(const core::LocalPlan& plan, const ExecutorContext& ctx, const SharedReach& reach) {
@@ -160,6 +162,7 @@ class SharedExecutor final : public ListedExecutor {
             src.segments = reach.source[i]->segments;
             src.piece = p.piece;
             src.lands = p.lands;
+            src.bytes = p.elements * plan.elem_size;
             sources_.push_back(std::move(src));
         }
         build_pieces(plan);
@@ -178,7 +181,7 @@ class SharedExecutor final : public ListedExecutor {
             core::fail(core::Errc::internal, "ready message names no buffer of the ring");
         const auto b = static_cast<std::size_t>(src.ready);
         for (const core::Region& reg : src.regions)
-            arrival_.region(src.ring[b], recv_target_, reg);
+            arrival_.region(src.ring[b], recv_target_, reg, src.pair_bytes);
         arrivals_.landed(src.lands);
         const std::size_t slot = sources_.size() + 2 * readers_.size() + i;
         check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, src.rank, done_tag, comm_, &reqs_[slot]),
@@ -201,7 +204,13 @@ class SharedExecutor final : public ListedExecutor {
         send_split_ = plan.send_split;
         send_pieces_ = plan.send_pieces;
         // Without the local part (HYBRID's copies) there is no self part.
-        if (!local_.self.empty()) self_pieces_ = plan.self_pieces;
+        if (!local_.self.empty()) {
+            self_pieces_ = plan.self_pieces;
+            self_whole_ = self_whole(plan);
+        }
+        set_pair_bytes(
+            sources_, [](const Source& g) { return g.bytes; },
+            [](Source& g) -> core::Index& { return g.pair_bytes; });
         fills_only_.elem_size = local_.elem_size;
         fills_only_.fills = local_.fills;
         arrivals_.build(plan.recv_pieces);
@@ -219,6 +228,7 @@ class SharedExecutor final : public ListedExecutor {
     int send_pieces_ = 1;
     std::vector<core::LocalPlan::SelfPiece> self_pieces_;
     core::LocalPlan fills_only_;
+    core::Index self_whole_ = 0; // the self part's bytes, when in pieces
     PieceArrivals arrivals_;
     std::vector<std::span<std::byte>> own_;
     int mine_ = -1;
