@@ -5,10 +5,13 @@
 // memcpy bound. Each method is checked against the oracle before it is
 // timed; times are the slowest rank's. --scenario reverse_halo times the
 // reverse (SUM) of a halo exchange against a hand-written accumulation
-// instead (bench/reverse_halo.cpp). See docs/bench.md.
+// instead (bench/reverse_halo.cpp); --scenario pipeline and pipeline_turn
+// the latency of a frame that moves in pieces as it is produced
+// (bench/pipeline.cpp). See docs/bench.md.
 //
 //   mpiexec.mpich -n 2 dri-bench --shape 4096x4096 --type cfloat --send block,whole
 //       --recv whole,block --recv-order 1,0 --reps 50 --json out.json
+#include "pipeline.hpp"
 #include "run.hpp"
 
 #include <dri/dri.hpp>
@@ -48,8 +51,13 @@ std::vector<RunResult> run_all(const Options& o, const Environment& world_env, i
             int size = 0;
             MPI_Comm_size(comm, &size);
             try {
-                runs.push_back(run_once(o, resolve_spec(o, shape, size), comm));
-                if (rank == 0) print_run(runs.back());
+                if (is_pipeline_scenario(o.scenario)) { // it prints its own report
+                    for (RunResult& r : run_pipeline(o, resolve_spec(o, shape, size), comm))
+                        runs.push_back(std::move(r));
+                } else {
+                    runs.push_back(run_once(o, resolve_spec(o, shape, size), comm));
+                    if (rank == 0) print_run(runs.back());
+                }
             } catch (const std::exception& e) { // the same on every rank
                 if (rank == 0) std::fprintf(stderr, "dri-bench: %s\n", e.what());
                 status = 2;

@@ -3,6 +3,8 @@
 #include "core/error.hpp"
 #include "core/spec.hpp"
 
+#include <dri/dri.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -12,6 +14,8 @@ namespace {
 
 const std::vector<std::string> strategy_list{"alltoallw", "packed", "p2p",  "shared",
                                              "hybrid",    "nodes",  "auto", "measure"};
+// The method families of --scenario pipeline and pipeline_turn.
+const std::vector<std::string> pipeline_methods{"dri_pieces", "dri_whole", "mpi_pieces"};
 
 std::vector<std::string> method_names() {
     std::vector<std::string> out;
@@ -21,7 +25,46 @@ std::vector<std::string> method_names() {
                           "scalapack_pxgemr2d", "memcpy_bound", "dri_reverse_sum",
                           "expert_halo_isend_irecv", "dri_ptrans"})
         out.emplace_back(m);
+    for (const std::string& m : pipeline_methods)
+        out.push_back(m);
     return out;
+}
+
+// --work-passes: "auto" or a count.
+std::string check_passes(const std::string& text) {
+    if (text == "auto") return "";
+    std::size_t end = 0;
+    int v = -1;
+    try {
+        v = std::stoi(text, &end);
+    } catch (const std::exception&) {
+        end = 0;
+    }
+    return end == text.size() && v >= 0 && v <= 100000 ? "" : "not auto or a count in 0..100000";
+}
+
+void add_pipeline_options(CLI::App& app, Options& o, const std::string& group) {
+    app.add_option("--pieces", o.pieces,
+                   "--scenario pipeline/pipeline_turn: the piece counts timed, each split on "
+                   "both sides (dri_pieces_N, mpi_pieces_N)")
+        ->delimiter(',')
+        ->check(CLI::Range(1, DRI_MAX_PIECES))
+        ->capture_default_str()
+        ->group(group);
+    app.add_option("--work-passes", o.work_passes,
+                   "--scenario pipeline/pipeline_turn: passes of z <- a*z + b per element, on "
+                   "the producer and on the consumer; auto: the producer's work about the "
+                   "whole frame's transfer time")
+        ->check(CLI::Validator([](std::string& text) { return check_passes(text); }, "auto|N",
+                               "passes"))
+        ->capture_default_str()
+        ->group(group);
+    app.add_option("--stream-frames", o.stream_frames,
+                   "--scenario pipeline/pipeline_turn: frames of each back-to-back rep (0: no "
+                   "back-to-back measurement)")
+        ->check(CLI::Range(0, 100000))
+        ->capture_default_str()
+        ->group(group);
 }
 
 void add_bench_options(CLI::App& app, Options& o) {
@@ -31,9 +74,11 @@ void add_bench_options(CLI::App& app, Options& o) {
                    "cyclic, halo (flags: see the header of a run); reverse_halo times the "
                    "reverse (SUM) of a wrapped halo exchange: halo cells added back into "
                    "their owners (type double); ptrans times HPCC's PTRANS, C := A' + C "
-                   "block-cyclic on a --grid PxQ with --nb blocks, in one transfer (type double)")
-        ->check(
-            CLI::IsMember({"corner_turn", "pencil", "cyclic", "halo", "reverse_halo", "ptrans"}))
+                   "block-cyclic on a --grid PxQ with --nb blocks, in one transfer (type double); "
+                   "pipeline and pipeline_turn time the latency of a frame that moves as it is "
+                   "produced, in pieces (type cfloat)")
+        ->check(CLI::IsMember({"corner_turn", "pencil", "cyclic", "halo", "reverse_halo", "ptrans",
+                               "pipeline", "pipeline_turn"}))
         ->group(run);
     app.add_option("--grid", o.grid,
                    "process grid PxQ for --scenario ptrans (default: the most square one, P <= Q)")
@@ -103,6 +148,7 @@ void add_bench_options(CLI::App& app, Options& o) {
         ->check(CLI::IsMember({"none", "sum", "max", "min"}))
         ->capture_default_str()
         ->group(run);
+    add_pipeline_options(app, o, run);
     app.add_flag("--count-messages", o.count_messages,
                  "after timing, one more call of each method with the PMPI message counter "
                  "on: the messages all processes asked MPI for, within and between nodes")
@@ -116,6 +162,34 @@ void add_bench_options(CLI::App& app, Options& o) {
                    "unpacking), its page faults and context switches, and the machine's "
                    "compaction and huge-page counters over the rep")
         ->group("Output");
+}
+
+// The pipeline scenarios choose their ranks, methods and type; their
+// options apply to them only.
+void check_pipeline(const CLI::App& app, Options& o) {
+    const bool pipeline = is_pipeline_scenario(o.scenario);
+    const std::string sc = "--scenario " + o.scenario;
+    for (const char* flag : {"--pieces", "--work-passes", "--stream-frames"})
+        if (app.count(flag) && !pipeline)
+            throw CLI::ValidationError(flag, "applies to --scenario pipeline and pipeline_turn");
+    for (const std::string& m : o.methods)
+        if (pipeline != (std::find(pipeline_methods.begin(), pipeline_methods.end(), m) !=
+                         pipeline_methods.end()))
+            throw CLI::ValidationError(
+                "--methods", pipeline ? sc + " has the methods dri_pieces, dri_whole, mpi_pieces"
+                                      : m + " belongs to --scenario pipeline and pipeline_turn");
+    if (!pipeline) return;
+    for (const char* flag : {"--send-ranks", "--recv-ranks", "--send-procs", "--recv-procs",
+                             "--strategies", "--combine", "--trace", "--count-messages"})
+        if (app.count(flag))
+            throw CLI::ValidationError(flag, sc + " chooses its ranks and methods itself");
+    if (o.sweep != "none") throw CLI::ValidationError("--sweep", "not with " + sc);
+    if (o.memory != "shared" && o.memory != "heap")
+        throw CLI::ValidationError("--memory", sc + " sends from shared or heap memory");
+    if (o.spec.type != "cfloat") throw CLI::ValidationError("--type", sc + " moves cfloat only");
+    std::sort(o.pieces.begin(), o.pieces.end());
+    o.pieces.erase(std::unique(o.pieces.begin(), o.pieces.end()), o.pieces.end());
+    if (!app.count("--buffers")) o.buffers = 2; // as a pipeline runs: one frame made, one read
 }
 
 } // namespace
@@ -148,6 +222,7 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
             throw CLI::ValidationError("--combine", "applies to forward transfers only");
         if (o.combine != "none" && o.scenario == "ptrans")
             throw CLI::ValidationError("--combine", "--scenario ptrans adds into C itself (SUM)");
+        check_pipeline(app, o);
         if (is_reverse_scenario(o.scenario) || o.scenario == "ptrans") {
             // The same ranks on both sides: every rank of the run.
             for (const char* flag :
@@ -181,6 +256,10 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
 
 bool is_reverse_scenario(const std::string& name) {
     return name == "reverse_halo";
+}
+
+bool is_pipeline_scenario(const std::string& name) {
+    return name == "pipeline" || name == "pipeline_turn";
 }
 
 std::pair<int, int> ptrans_grid(const std::string& grid, int size) {
@@ -230,6 +309,16 @@ tools::SpecOptions scenario_spec(const std::string& name, const std::string& sha
         s.send = "block/" + a + ",block/" + b + ",whole";
         s.recv = "block/" + a + ",whole,block/" + b;
         s.recv_order = "0,2,1";
+    } else if (name == "pipeline") {
+        // The whole frame on one rank each side (the ranks: pipeline.cpp).
+        need(2, "4096x4096");
+        s.send = "whole,whole";
+        s.recv = "whole,whole";
+    } else if (name == "pipeline_turn") {
+        need(2, "4096x4096");
+        s.send = "block,whole";
+        s.recv = "whole,block";
+        s.recv_order = "1,0";
     } else if (name == "cyclic") {
         need(2, "4096x4096");
         s.send = "block,whole";

@@ -24,8 +24,14 @@ struct Options {
     std::string sweep = "none";    // none | sizes | ranks-per-node
     std::string combine = "none";  // none | sum | max | min: the receivers combine (DRI only)
     std::string json, csv;
-    std::string trace;             // --trace: every timed rep per rank, as CSV (trace.hpp)
-    bool count_messages = false;   // one more call per method with the PMPI counter on
+    std::string trace;           // --trace: every timed rep per rank, as CSV (trace.hpp)
+    bool count_messages = false; // one more call per method with the PMPI counter on
+    // --scenario pipeline and pipeline_turn (pipeline.hpp): the piece counts
+    // timed, the kernel's passes per element ("auto": about the transfer's
+    // time) and the frames of each back-to-back rep (0: not measured).
+    std::vector<int> pieces{1, 8, 32, 128};
+    std::string work_passes = "auto";
+    int stream_frames = 5;
     std::vector<std::string> argv; // the full command line, recorded in the JSON
 };
 
@@ -44,6 +50,10 @@ tools::SpecOptions scenario_spec(const std::string& name, const std::string& sha
 
 // Whether a scenario times the reverse (SUM) of its spec's transfer.
 bool is_reverse_scenario(const std::string& name);
+
+// Whether a scenario times frames that move as they are produced (pieces):
+// pipeline and pipeline_turn, with methods of their own (pipeline.hpp).
+bool is_pipeline_scenario(const std::string& name);
 
 // --scenario ptrans's process grid {P, Q} at `size` ranks: `grid` ("PxQ";
 // "": P the largest divisor of size not above its square root). Throws

@@ -196,6 +196,7 @@ nlohmann::json run_json(const RunResult& r) {
         j["methods"].push_back(method_json(m));
     for (const Skipped& k : r.skipped)
         j["skipped"].push_back({{"name", k.name}, {"reason", k.reason}});
+    if (!r.extra.is_null()) j["extra"] = r.extra;
     return j;
 }
 

@@ -37,8 +37,13 @@ struct RunResult {
     std::vector<Skipped> skipped;
     bool wrong = false;
     // What was timed: "forward" (the spec's transfer) or "reverse_sum" (its
-    // reverse with SUM: the receivers' copies added back into the senders).
+    // reverse with SUM: the receivers' copies added back into the senders),
+    // or a scenario's own operation (pipeline_latency, ...).
     std::string operation = "forward";
+    // What a scenario derives beyond the statistics (the pipeline's frames
+    // per second, overhead per piece and kernel), written as the run's
+    // "extra" in the JSON when not null.
+    nlohmann::json extra = nlohmann::json();
 };
 
 RunResult summarise(const std::string& label, const Problem& pb, const Environment& env,

@@ -62,7 +62,8 @@ void run(dri::Strategy strategy, bool shared_memory, int threads, int frames) {
             sbuf.push_back(std::as_writable_bytes(std::span(plain.back())));
         }
     }
-    std::vector<std::vector<float>> rbuf(2, std::vector<float>(static_cast<std::size_t>(rb.bytes / 4)));
+    std::vector<std::vector<float>> rbuf(
+        2, std::vector<float>(static_cast<std::size_t>(rb.bytes / 4)));
     dri::Transfer t("piece threads");
     t.strategy(strategy);
     t.send(rows, row_major, sbuf);
@@ -71,14 +72,16 @@ void run(dri::Strategy strategy, bool shared_memory, int threads, int frames) {
     t.pieces(dri::Role::recv, 1, kRecvPieces);
     t.commit();
     for (int f = 0; f < frames; ++f) {
-        auto* out = reinterpret_cast<float*>(sbuf[static_cast<std::size_t>(t.current_send_buffer())].data());
+        auto* out = reinterpret_cast<float*>(
+            sbuf[static_cast<std::size_t>(t.current_send_buffer())].data());
         const std::vector<float>& in = rbuf[static_cast<std::size_t>(t.current_recv_buffer())];
         t.start();
         std::vector<std::thread> workers;
         for (int w = 0; w < threads; ++w)
             workers.emplace_back([&, w] {
                 // Worker w makes pieces w, w + T, ..., the last first.
-                for (int k = kSendPieces - 1 - (kSendPieces - 1 - w) % threads; k >= 0; k -= threads) {
+                for (int k = kSendPieces - 1 - (kSendPieces - 1 - w) % threads; k >= 0;
+                     k -= threads) {
                     const auto [lo, hi] = t.piece(dri::Role::send, k);
                     for (dri::Index i = lo; i < hi; ++i)
                         for (dri::Index j = 0; j < kCols; ++j)
@@ -93,9 +96,9 @@ void run(dri::Strategy strategy, bool shared_memory, int threads, int frames) {
                 for (dri::Index i = 0; i < kRows; ++i)
                     if (in[static_cast<std::size_t>(j * kRows + i)] !=
                         value(i, rb.owned_first[1] + j, f)) {
-                        fail("frame " + std::to_string(f) + ": receive piece " +
-                             std::to_string(k) + " column " + std::to_string(j) + " row " +
-                             std::to_string(i) + " wrong after it arrived");
+                        fail("frame " + std::to_string(f) + ": receive piece " + std::to_string(k) +
+                             " column " + std::to_string(j) + " row " + std::to_string(i) +
+                             " wrong after it arrived");
                         j = hi;
                         break;
                     }
@@ -119,7 +122,8 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--frames") == 0) frames = std::atoi(argv[i + 1]);
     }
     if (provided < MPI_THREAD_MULTIPLE) {
-        if (g_rank == 0) std::printf("piece threads: MPI_THREAD_MULTIPLE is not provided: SKIPPED\n");
+        if (g_rank == 0)
+            std::printf("piece threads: MPI_THREAD_MULTIPLE is not provided: SKIPPED\n");
         return dri::test::close_world(), MPI_Finalize(), 0;
     }
     {

@@ -133,18 +133,21 @@ std::string run_pieces(const PieceRun& p, Index& cells, int& single_copies) {
         t.recv(*rd, dri::test::to_api(my_rl), rbuf);
         apply(t, dri::Role::recv, p.recv_split);
     }
-    if (!sd && !rd) {
-        dri::commit(world(), {});
-        return {};
-    }
-    try {
-        dri::commit(world(), {&t});
+    try { // every rank takes part, with its transfer or without
+        if (sd || rd)
+            dri::commit(world(), {&t});
+        else
+            dri::commit(world(), {});
     } catch (const dri::Error& e) {
-        // A forced SHARED does not apply across nodes or to ordinary memory.
+        // A forced SHARED does not apply across nodes or to ordinary memory:
+        // every rank, with a role or not, has the error.
         if (p.strategy == dri::Strategy::shared && e.code() == dri::Errc::strategy) return {};
         throw;
     }
-    if (t.chosen_strategy() != dri::Strategy::p2p && t.chosen_strategy() != dri::Strategy::shared)
+    if (!sd && !rd) return {};
+    const bool split = p.send_split.dim >= 0 || p.recv_split.dim >= 0;
+    if (split && t.chosen_strategy() != dri::Strategy::p2p &&
+        t.chosen_strategy() != dri::Strategy::shared)
         return "a split transfer runs strategy " +
                std::to_string(static_cast<int>(t.chosen_strategy()));
     single_copies += t.chosen_strategy() == dri::Strategy::shared ? 1 : 0;
