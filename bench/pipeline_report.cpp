@@ -125,7 +125,11 @@ void report(const Options& o, const Calibration& cal, RunResult& latency, RunRes
     print_table(work0, true);
     std::string verified;
     for (const MethodResult& m : r.methods) {
-        if (!m.note.empty()) std::printf("  %s: %s\n", m.name.c_str(), m.note.c_str());
+        // Setup is the slowest rank's declaration and commit: a split's cost
+        // at commit, beside its cost per frame (work 0 above).
+        if (!m.note.empty())
+            std::printf("  %s: %s; declare and commit %.1f ms\n", m.name.c_str(), m.note.c_str(),
+                        m.setup * 1e3);
         std::string wrong;
         for (const RunResult* x : {&latency, stream, &work0})
             if (const MethodResult* y = x ? find(*x, m.name) : nullptr;
