@@ -27,6 +27,12 @@ class PyTransfer {
                py::object recv_comm)
         : t_(std::move(t)), send_arrays_(std::move(send)), recv_arrays_(std::move(recv)),
           send_comm_(std::move(send_comm)), recv_comm_(std::move(recv_comm)) {}
+    PyTransfer(PyTransfer&&) = default;
+    PyTransfer& operator=(PyTransfer&&) = default;
+    // The C++ transfer first, as close() does: its release may complete a
+    // reorganization in flight, into arrays that must still be alive (and
+    // whose memory NumPy, or dri.shared_arrays' cache, would hand out again).
+    ~PyTransfer() { t_.reset(); }
 
     Transfer& get() {
         if (!t_) throw Error(Errc::handle, "the transfer was closed");
