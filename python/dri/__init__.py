@@ -28,6 +28,11 @@ from ._dri import (  # noqa: E402
     MAX_PIECES, Partition, Role, SharedMemory, Strategy, Transfer, Type,
     commit, corner_turn, corner_turn_blocks, empty, empty_like, error_string,
     initialized, mpi_library_version, zeros)
+# NumPy's own allocations in node shared memory (NEP 49 handler).
+from ._dri import (  # noqa: E402
+    SHARED_ARRAYS_CACHE_BYTES, SHARED_ARRAYS_MIN_BYTES, in_shared_memory,
+    set_shared_arrays, shared_arrays, shared_arrays_cache,
+    shared_arrays_enabled, shared_arrays_stats, shared_arrays_trim)
 from ._dri import (  # noqa: E402
     SUCCESS, ERR_ARG, ERR_NULL, ERR_HANDLE, ERR_NDIMS, ERR_EXTENT,
     ERR_OVERFLOW, ERR_TYPE, ERR_PARTITION, ERR_OVERLAP, ERR_MINMAX, ERR_GRID,
@@ -107,6 +112,9 @@ __all__ = [
     "error_string", "finalize", "grid_group", "init", "initialized",
     "mpi4py_compatible", "pencil_distribution", "pencil_group",
     "pencil_partition", "zeros",
+    "SHARED_ARRAYS_CACHE_BYTES", "SHARED_ARRAYS_MIN_BYTES", "in_shared_memory",
+    "set_shared_arrays", "shared_arrays", "shared_arrays_cache",
+    "shared_arrays_enabled", "shared_arrays_stats", "shared_arrays_trim",
     "mpi_library_version", "SUCCESS", "ERR_ARG", "ERR_NULL", "ERR_HANDLE",
     "ERR_NDIMS", "ERR_EXTENT", "ERR_OVERFLOW", "ERR_TYPE", "ERR_PARTITION",
     "ERR_OVERLAP", "ERR_MINMAX", "ERR_GRID", "ERR_LAYOUT", "ERR_NOT_DISJOINT",

@@ -23,6 +23,7 @@ void bind_comm(py::module_& m);
 void bind_objects(py::module_& m);
 void bind_transfer(py::module_& m);
 void bind_shared_memory(py::module_& m);
+void bind_numpy_memory(py::module_& m);
 
 // --- communicators (comm.cpp) ---------------------------------------------
 

@@ -16,5 +16,6 @@ PYBIND11_MODULE(_dri, m) {
     python::bind_objects(m);
     python::bind_transfer(m);
     python::bind_shared_memory(m);
+    python::bind_numpy_memory(m);
     m.attr("__version__") = DRI_PROJECT_VERSION;
 }
