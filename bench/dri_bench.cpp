@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <exception>
 #include <malloc.h>
+#include <string>
 
 namespace {
 
@@ -87,6 +88,10 @@ int main(int argc, char** argv) {
     }
     const Environment env = environment(MPI_COMM_WORLD);
     if (rank == 0) print_header(o, env);
+    // Chosen now (each rank its own, measured at once), not inside the first
+    // method's setup; rank 0's.
+    const std::string kernels = dri::kernel_tuning();
+    if (rank == 0) std::printf("kernel parameters (rank 0): %s\n", kernels.c_str());
     int status = 0;
     std::vector<RunResult> runs;
     {

@@ -11,6 +11,7 @@
 #include "mpi/objects.hpp"
 #include "mpi/runtime/collectives.hpp"
 #include "mpi/runtime/init.hpp"
+#include "mpi/runtime/kernel_tuning.hpp"
 
 #include <memory>
 #include <span>

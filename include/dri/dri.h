@@ -158,6 +158,13 @@ DRI_API int DRI_Initialized(int* flag);
 DRI_API const char* DRI_Error_string(int code);
 /** Detailed message of the calling thread's last failed call ("" if none). */
 DRI_API const char* DRI_Last_error_message(void);
+/** The copy kernels' parameters in use and how they were chosen, one line
+ * (docs/api.md, "Kernel parameters"), into text[0..size), NUL-terminated and
+ * truncated to fit; *length (may be NULL) gets the whole line's length.
+ * Chooses them first when no commit of this process has (a measurement of
+ * up to 0.3 s, once). Local; valid before DRI_Init too. DRI_ERR_NULL for a
+ * NULL text with size > 0, DRI_ERR_ARG for a negative size. */
+DRI_API int DRI_Kernel_tuning(char* text, int size, int* length);
 
 /* ---- global data --------------------------------------------------------- */
 DRI_API int DRI_Globaldata_create(int ndims, const DRI_Index extents[], DRI_Datatype type,

@@ -530,4 +530,15 @@ inline void commit(MPI_Comm comm, std::initializer_list<Transfer*> transfers) {
     commit(comm, std::span<Transfer* const>(transfers.begin(), transfers.size()));
 }
 
+/// The copy kernels' parameters in use and how they were chosen, one line
+/// (DRI_Kernel_tuning; docs/api.md, "Kernel parameters"). Local.
+inline std::string kernel_tuning() {
+    int length = 0;
+    DRI_Kernel_tuning(nullptr, 0, &length);
+    std::string text(static_cast<std::size_t>(length) + 1, '\0');
+    DRI_Kernel_tuning(text.data(), length + 1, nullptr);
+    text.resize(std::char_traits<char>::length(text.c_str())); // chosen meanwhile: shorter
+    return text;
+}
+
 } // namespace dri

@@ -27,7 +27,7 @@ from ._dri import (  # noqa: E402
     DimPart, Distribution, Edge, GlobalData, GridOrder, Group, Layout,
     MAX_PIECES, Partition, Role, SharedMemory, Strategy, Transfer, Type,
     commit, corner_turn, corner_turn_blocks, empty, empty_like, error_string,
-    initialized, mpi_library_version, zeros)
+    initialized, kernel_tuning, mpi_library_version, zeros)
 # NumPy's own allocations in node shared memory (NEP 49 handler).
 from ._dri import (  # noqa: E402
     SHARED_ARRAYS_CACHE_BYTES, SHARED_ARRAYS_MIN_BYTES, in_shared_memory,
@@ -109,7 +109,7 @@ __all__ = [
     "MAX_PIECES", "Partition", "Role", "Session", "SharedMemory", "Strategy",
     "Transfer", "Type", "box_views", "commit",
     "corner_turn", "corner_turn_blocks", "empty", "empty_like",
-    "error_string", "finalize", "grid_group", "init", "initialized",
+    "error_string", "finalize", "grid_group", "init", "initialized", "kernel_tuning",
     "mpi4py_compatible", "pencil_distribution", "pencil_group",
     "pencil_partition", "zeros",
     "SHARED_ARRAYS_CACHE_BYTES", "SHARED_ARRAYS_MIN_BYTES", "in_shared_memory",

@@ -18,4 +18,10 @@ PYBIND11_MODULE(_dri, m) {
     python::bind_shared_memory(m);
     python::bind_numpy_memory(m);
     m.attr("__version__") = DRI_PROJECT_VERSION;
+    m.def(
+        "kernel_tuning", [] { return dri::kernel_tuning(); },
+        "The copy kernels' parameters in use and how they were chosen, one line "
+        "(measured at this process's first commit, or by this call when none has, unless "
+        "DRI_KERNEL_TUNING=off or DRI_KERNEL_PARAMS says otherwise; docs/api.md, "
+        "\"Kernel parameters\").");
 }

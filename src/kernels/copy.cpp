@@ -2,6 +2,7 @@
 
 #include "core/multi_index.hpp"
 #include "kernels/offsets.hpp"
+#include "kernels/params.hpp"
 #include "kernels/stream_runs.hpp"
 
 #include <algorithm>
@@ -73,11 +74,11 @@ void transpose(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, I
 // same bytes: 128 rows without the prefetch 1.30-1.51x, with it 1.12-1.25x;
 // with it, 64 rows 1.00-1.06x, 48 rows 1.13-1.17x, 32 rows 1.7x (wall time,
 // medians of 21 of each process's own time, variants alternated in one run).
-// They return false when the CPU or the shape does not suit them.
-constexpr Index nt_threshold = Index{4} << 20;
-constexpr Index block_bytes = 4096;      // of each source row
-constexpr Index block_source = 64 << 10; // bytes of source in one block
-constexpr Index max_block_rows = 64;
+// They return false when the CPU or the shape does not suit them. The
+// numbers above are one host's: the source bytes per block, the row cap and
+// the non-temporal threshold are KernelParams (kernels/params.hpp), which
+// the first commit measures on the host it runs on (kernels/tune.hpp).
+constexpr Index block_bytes = 4096; // of each source row
 
 bool has_avx2() {
     static const bool yes = __builtin_cpu_supports("avx2");
@@ -182,12 +183,14 @@ __attribute__((target("avx2"), always_inline)) inline void prefetch_rows(const s
 // The micro tiles of an nx x ny transpose (multiples of the tile extent).
 template <Index E, bool NT>
 __attribute__((target("avx2"))) void transpose_tiles(const std::byte* s, std::byte* d, Index nx,
-                                                     Index ny, Index sy, Index dx) {
+                                                     Index ny, Index sy, Index dx,
+                                                     const KernelParams& kp) {
     constexpr Index mx = micro_x<E>, my = 64 / E;
     constexpr Index bx = block_bytes / E, line_x = 64 / E;
-    // Rows per block: a multiple of the micro tile's, at least one tile.
+    // Rows per block: a multiple of the micro tile's, at least one tile
+    // (max_block_rows is at least 16, the largest tile's height).
     const Index rows = std::max(
-        my, std::clamp(block_source / (std::min(nx, bx) * E), my, max_block_rows) / my * my);
+        my, std::clamp(kp.block_source / (std::min(nx, bx) * E), my, kp.max_block_rows) / my * my);
     for (Index x0 = 0; x0 < nx; x0 += bx) {
         const Index x1 = std::min(nx, x0 + bx);
         for (Index y0 = 0; y0 < ny; y0 += rows) {
@@ -213,7 +216,7 @@ void transpose(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, I
 // large copies can use non-temporal stores.
 template <Index E>
 bool transpose_vector(const std::byte* s, std::byte* d, Index nx, Index ny, Index sy, Index dx,
-                      bool large) {
+                      bool large, const KernelParams& kp) {
     if (!has_avx2()) return false;
     constexpr Index mx = micro_x<E>, my = 64 / E;
     const auto addr = static_cast<Index>(reinterpret_cast<std::uintptr_t>(d) % 64);
@@ -238,9 +241,9 @@ bool transpose_vector(const std::byte* s, std::byte* d, Index nx, Index ny, Inde
     nx -= xpeel;
     const Index bx = nx - nx % mx, by = ny - ny % my; // ragged edges
     if (nt)
-        transpose_tiles<E, true>(s, d, bx, by, sy, dx);
+        transpose_tiles<E, true>(s, d, bx, by, sy, dx, kp);
     else
-        transpose_tiles<E, false>(s, d, bx, by, sy, dx);
+        transpose_tiles<E, false>(s, d, bx, by, sy, dx, kp);
     if (bx < nx) transpose<E>(s + bx * E, d + bx * dx, nx - bx, ny, sy, dx, E);
     if (by < ny) transpose<E>(s + by * sy, d + by * E, bx, ny - by, sy, dx, E);
     return true;
@@ -250,18 +253,19 @@ bool transpose_vector(const std::byte* s, std::byte* d, Index nx, Index ny, Inde
 
 // Whether a copy of `bytes` in all should bypass the cache (non-temporal
 // stores): it is then too large for its destination to be found there.
-bool large_copy(Index bytes) {
+bool large_copy(Index bytes, const KernelParams& kp) {
 #if DRI_X86_KERNELS
-    return bytes >= nt_threshold && has_avx2();
+    return bytes >= kp.nt_threshold && has_avx2();
 #else
     (void)bytes;
+    (void)kp;
     return false;
 #endif
 }
 
 template <Index E>
 void copy_impl(const std::byte* src, std::byte* dst, const Axis* axes, int k, Index elem,
-               Index whole) {
+               Index whole, const KernelParams& kp) {
     const Index e = E ? E : elem;
     if (k == 0) {
         std::memcpy(dst, src, static_cast<std::size_t>(e));
@@ -271,7 +275,7 @@ void copy_impl(const std::byte* src, std::byte* dst, const Axis* axes, int k, In
     Index total = e;
     for (int a = 0; a < k; ++a)
         total *= axes[a].n;
-    [[maybe_unused]] const bool large = large_copy(std::max(total, whole));
+    [[maybe_unused]] const bool large = large_copy(std::max(total, whole), kp);
     if (in.s == e && in.r == e) { // contiguous on both sides
         const Index bytes = in.n * e;
 #if DRI_X86_KERNELS
@@ -291,7 +295,7 @@ void copy_impl(const std::byte* src, std::byte* dst, const Axis* axes, int k, In
         for_each_offset(t.rest.data(), t.nrest, [&](Index so, Index ro) {
 #if DRI_X86_KERNELS
             if constexpr (E == 4 || E == 8 || E == 16)
-                if (transpose_vector<E>(src + so, dst + ro, x.n, y.n, y.s, x.r, large)) return;
+                if (transpose_vector<E>(src + so, dst + ro, x.n, y.n, y.s, x.r, large, kp)) return;
 #endif
             transpose<E>(src + so, dst + ro, x.n, y.n, y.s, x.r, elem);
         });
@@ -316,22 +320,27 @@ int stream_axes(const Region& reg, Index elem, bool replace_sender, Axis* out) {
 
 } // namespace
 
-void strided_copy(const std::byte* src, std::byte* dst, const Axis* axes, int k, Index elem,
-                  Index whole) {
+void strided_copy_with(const KernelParams& kp, const std::byte* src, std::byte* dst,
+                       const Axis* axes, int k, Index elem, Index whole) {
     switch (elem) {
     case 1:
-        return copy_impl<1>(src, dst, axes, k, elem, whole);
+        return copy_impl<1>(src, dst, axes, k, elem, whole, kp);
     case 2:
-        return copy_impl<2>(src, dst, axes, k, elem, whole);
+        return copy_impl<2>(src, dst, axes, k, elem, whole, kp);
     case 4:
-        return copy_impl<4>(src, dst, axes, k, elem, whole);
+        return copy_impl<4>(src, dst, axes, k, elem, whole, kp);
     case 8:
-        return copy_impl<8>(src, dst, axes, k, elem, whole);
+        return copy_impl<8>(src, dst, axes, k, elem, whole, kp);
     case 16:
-        return copy_impl<16>(src, dst, axes, k, elem, whole);
+        return copy_impl<16>(src, dst, axes, k, elem, whole, kp);
     default:
-        return copy_impl<0>(src, dst, axes, k, elem, whole);
+        return copy_impl<0>(src, dst, axes, k, elem, whole, kp);
     }
+}
+
+void strided_copy(const std::byte* src, std::byte* dst, const Axis* axes, int k, Index elem,
+                  Index whole) {
+    strided_copy_with(kernel_params(), src, dst, axes, k, elem, whole);
 }
 
 void strided_copy_reference(const std::byte* src, std::byte* dst, const Axis* axes, int k,

@@ -19,6 +19,11 @@ namespace dri::core {
 void strided_copy(const std::byte* src, std::byte* dst, const Axis* axes, int naxes, Index elem,
                   Index whole = 0);
 
+// strided_copy with the given kernel parameters instead of the process's
+// (kernels/params.hpp): what the measurement of kernels/tune.hpp times.
+struct KernelParams;
+void strided_copy_with(const KernelParams& kp, const std::byte* src, std::byte* dst,
+                       const Axis* axes, int naxes, Index elem, Index whole = 0);
 // The same element by element, in axis order: the reference for tests.
 void strided_copy_reference(const std::byte* src, std::byte* dst, const Axis* axes, int naxes,
                             Index elem);

@@ -99,6 +99,22 @@ static void check_grid_orders(DRI_Globaldata gdo, DRI_Group all, int rank, int s
     OK(DRI_Partition_destroy(&part));
 }
 
+/* The kernel parameters' line after a commit: its length alone, a copy
+ * truncated and terminated, the whole line, and the argument errors. */
+static void check_kernel_tuning(void) {
+    char small[8], line[1024];
+    int length = -1, ignored = 0;
+    OK(DRI_Kernel_tuning(NULL, 0, &length));
+    EXPECT(length > 0 && length < (int)sizeof line);
+    OK(DRI_Kernel_tuning(small, (int)sizeof small, NULL));
+    EXPECT(strlen(small) == sizeof small - 1 && strncmp(small, "block_s", 7) == 0);
+    OK(DRI_Kernel_tuning(line, (int)sizeof line, &ignored));
+    EXPECT(strstr(line, "block_source=") == line && strstr(line, "nt_threshold=") != NULL);
+    EXPECT(strstr(line, "not chosen yet") == NULL); /* chosen by the commit or the call */
+    EXPECT(DRI_Kernel_tuning(NULL, 4, NULL) == DRI_ERR_NULL);
+    EXPECT(DRI_Kernel_tuning(line, -1, NULL) == DRI_ERR_ARG);
+}
+
 int main(int argc, char** argv) {
     enum { N = 45, M = 31, FRAMES = 4, NBUF = 2 };
     int rank, size, k;
@@ -199,6 +215,7 @@ int main(int argc, char** argv) {
     OK(DRI_Transfer_recv(turn, cols, col_major, NBUF, rbuf, rsize));
     EXPECT(DRI_Transfer_recv(turn, cols, col_major, NBUF, rbuf, rsize) == DRI_ERR_DUPLICATE);
     OK(DRI_Transfer_commit(turn));
+    check_kernel_tuning();
     for (k = 0; k < FRAMES; ++k) {
         long i, j;
         int cur_s, cur_r, done = 0;

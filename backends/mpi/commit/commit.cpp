@@ -19,6 +19,7 @@
 #include "mpi/commit/candidates.hpp"
 #include "mpi/commit/rendezvous.hpp"
 #include "mpi/runtime/init.hpp"
+#include "mpi/runtime/kernel_tuning.hpp"
 #include "mpi/shared_memory.hpp"
 #include "mpi/strategies/executor.hpp"
 #include "mpi/strategies/fanout.hpp"
@@ -157,6 +158,7 @@ void commit_transfers(MPI_Comm comm, std::span<TransferImpl* const> xfers, const
     require_initialized();
     if (comm == MPI_COMM_NULL)
         core::fail(Errc::group, "commit: MPI_COMM_NULL is not a communicator");
+    tune_kernels_once(); // local, once per process: before the plans use them
     const ScopedComm work(library_dup(comm));
     Local local;
     agree(work.get(), pre.failed() ? pre : capture([&] { local = check_local(comm, xfers); }));

@@ -6,6 +6,10 @@
 #include "bindings/c/registry.hpp"
 #include "core/spec.hpp"
 
+#include <algorithm>
+#include <cstring>
+#include <string>
+
 using namespace dri::capi;
 using dri::core::Index;
 namespace detail = dri::detail;
@@ -44,6 +48,20 @@ const char* DRI_Error_string(int code) {
 
 const char* DRI_Last_error_message(void) {
     return last_error.c_str();
+}
+
+int DRI_Kernel_tuning(char* text, int size, int* length) {
+    return api([&] {
+        if (size < 0) core::fail(core::Errc::arg, "DRI_Kernel_tuning: negative size");
+        if (size > 0) need_ptr(text, "text");
+        detail::tune_kernels_once(); // no commit yet: choose them now
+        const std::string line = detail::kernel_tuning_report();
+        if (length) *length = static_cast<int>(line.size());
+        if (size == 0) return;
+        const std::size_t n = std::min(line.size(), static_cast<std::size_t>(size - 1));
+        std::memcpy(text, line.data(), n);
+        text[n] = '\0';
+    });
 }
 
 int DRI_Globaldata_create(int ndims, const DRI_Index extents[], DRI_Datatype type,

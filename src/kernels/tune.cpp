@@ -1,0 +1,203 @@
+#include "kernels/tune.hpp"
+
+#include "kernels/copy.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <vector>
+
+namespace dri::core {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// 64-byte aligned memory, touched once so that page faults are not timed.
+class Buffer {
+  public:
+    explicit Buffer(Index bytes) : raw_(new std::byte[static_cast<std::size_t>(bytes) + 64]) {
+        const auto a = reinterpret_cast<std::uintptr_t>(raw_.get());
+        data_ = raw_.get() + (64 - a % 64) % 64;
+        std::memset(data_, 1, static_cast<std::size_t>(bytes));
+    }
+    std::byte* data() const { return data_; }
+
+  private:
+    std::unique_ptr<std::byte[]> raw_;
+    std::byte* data_;
+};
+
+// A transpose of `rows` source rows of `cols` 8-byte elements, `pitch`
+// bytes apart, into dense destination rows of `rows` elements: the copy of
+// a corner turn (long rows) or of a pencil's slices (short rows).
+struct Transpose {
+    Index cols, rows, pitch;
+    Index source_bytes() const { return rows * pitch; }
+    Index bytes() const { return rows * cols * 8; }
+};
+
+// One word of every destination line, as a consumer's first pass would.
+std::uint64_t read_lines(const std::byte* p, Index bytes) {
+    std::uint64_t sum = 0;
+    for (Index i = 0; i < bytes; i += 64) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, sizeof w);
+        sum += w;
+    }
+    return sum;
+}
+
+struct Bench {
+    const Buffer& src;
+    const Buffer& dst;
+    bool then_read = false;
+    std::uint64_t sink = 0;
+
+    double run(const KernelParams& kp, const Transpose& t) {
+        const std::array<Axis, 2> ax{Axis{t.rows, t.pitch, 8}, Axis{t.cols, 8, t.rows * 8}};
+        const auto t0 = Clock::now();
+        strided_copy_with(kp, src.data(), dst.data(), ax.data(), 2, 8);
+        if (then_read) sink += read_lines(dst.data(), t.bytes());
+        return since(t0);
+    }
+};
+
+// The index of the candidate to keep: index 0 is the default, and another
+// replaces it only when it was at least 3% faster than the default in every
+// round (the candidates' order rotates from round to round), the largest
+// such margin winning: a burst of another process's work in one round can
+// then not move a parameter. Appends the median times to `detail`; -1 past
+// the deadline.
+int fastest(Bench& b, const std::vector<KernelParams>& cand, const Transpose& t,
+            Clock::time_point deadline, const std::string& what, std::string& detail) {
+    constexpr int rounds = 3;
+    const std::size_t n = cand.size();
+    std::vector<std::vector<double>> times(n);
+    for (int r = 0; r < rounds; ++r)
+        for (std::size_t i = 0; i < n; ++i) {
+            if (Clock::now() > deadline) return -1;
+            const std::size_t k = (i + static_cast<std::size_t>(r)) % n;
+            times[k].push_back(b.run(cand[k], t));
+        }
+    std::size_t win = 0;
+    double margin = 0.97;
+    for (std::size_t k = 1; k < n; ++k) {
+        double worst = 0;
+        for (int r = 0; r < rounds; ++r)
+            worst = std::max(worst, times[k][static_cast<std::size_t>(r)] /
+                                        times[0][static_cast<std::size_t>(r)]);
+        if (worst < margin) {
+            win = k;
+            margin = worst;
+        }
+    }
+    detail += (detail.empty() ? "" : "; ") + what + ":";
+    for (std::vector<double>& v : times) {
+        std::sort(v.begin(), v.end());
+        char ms[32];
+        std::snprintf(ms, sizeof ms, " %.2f", v[v.size() / 2] * 1e3);
+        detail += ms;
+    }
+    detail += " ms";
+    return static_cast<int>(win);
+}
+
+std::vector<KernelParams> with_block_source(KernelParams p, std::initializer_list<Index> v) {
+    std::vector<KernelParams> out;
+    for (Index x : v)
+        out.push_back((p.block_source = x, p));
+    return out;
+}
+
+std::vector<KernelParams> with_max_rows(KernelParams p, std::initializer_list<Index> v) {
+    std::vector<KernelParams> out;
+    for (Index x : v)
+        out.push_back((p.max_block_rows = x, p));
+    return out;
+}
+
+// From the largest size down: non-temporal stores (with the read that
+// follows) against stores through the cache; the threshold is the smallest
+// size from which they are not slower at any larger size measured, twice
+// the largest when they lose there; -1 when nothing was measured.
+Index nt_threshold(Bench& b, KernelParams p, Index data, Clock::time_point deadline,
+                   std::string& detail) {
+    Index threshold = -1;
+    b.then_read = true;
+    for (Index bytes = data; bytes >= data / 8; bytes /= 2) {
+        const Transpose t{2048, bytes / (2048 * 8), 2048 * 8};
+        std::vector<KernelParams> cand{p, p};
+        cand[0].nt_threshold = 0;                                 // non-temporal
+        cand[1].nt_threshold = std::numeric_limits<Index>::max(); // through the cache
+        const std::string what =
+            "non-temporal/cached + read " + std::to_string(bytes >> 20) + " MiB";
+        const int w = fastest(b, cand, t, deadline, what, detail);
+        if (w < 0) break;
+        if (w != 0) return threshold < 0 ? 2 * data : threshold;
+        threshold = bytes;
+    }
+    return threshold;
+}
+
+} // namespace
+
+Index last_level_cache() {
+    Index best = 0;
+    for (int i = 0; i < 8; ++i) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i);
+        std::ifstream level(dir + "/level"), size(dir + "/size");
+        int l = 0;
+        std::string s;
+        if (!(level >> l) || !(size >> s) || s.empty()) continue;
+        const Index unit = s.back() == 'K' ? 1024 : s.back() == 'M' ? 1024 * 1024 : 1;
+        const Index n = std::strtoll(s.c_str(), nullptr, 10) * unit;
+        if (l >= 2 && n > best) best = n;
+    }
+    return best;
+}
+
+KernelTuning measure_kernel_params(double budget_seconds, Index data_bytes) {
+    const auto t0 = Clock::now();
+    const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(budget_seconds));
+    KernelTuning out;
+    if (budget_seconds <= 0) return out;
+    // Long rows of 16 KiB (a corner turn); short rows of 512 bytes, 1 KiB
+    // apart (a pencil's slices).
+    const Index data = std::max<Index>(data_bytes, Index{1} << 20) >> 17 << 17;
+    const Transpose long_rows{2048, data / (2048 * 8), 2048 * 8};
+    const Transpose short_rows{64, data / 512, 1024};
+    const Buffer src(std::max(long_rows.source_bytes(), short_rows.source_bytes()));
+    const Buffer dst(data);
+    Bench b{src, dst};
+    KernelParams p;
+    std::vector<KernelParams> cand =
+        with_block_source(p, {64 << 10, 32 << 10, 128 << 10, 256 << 10});
+    int w = fastest(b, cand, long_rows, deadline, "block_source 64/32/128/256 KiB", out.detail);
+    if (w >= 0) p = cand[static_cast<std::size_t>(w)];
+    if (w >= 0) {
+        cand = with_max_rows(p, {64, 32, 128});
+        w = fastest(b, cand, short_rows, deadline, "max_block_rows 64/32/128", out.detail);
+    }
+    if (w >= 0) p = cand[static_cast<std::size_t>(w)];
+    if (w >= 0)
+        if (const Index t = nt_threshold(b, p, data, deadline, out.detail); t >= 0)
+            p.nt_threshold = t;
+    out.params = p;
+    out.seconds = since(t0);
+    if (b.sink == 42) out.detail += "."; // keeps the reads
+    return out;
+}
+
+} // namespace dri::core
