@@ -31,13 +31,13 @@ tools/build.sh build-openmpi ..., docs/python.md), otherwise prints
 
 import argparse
 import contextlib
-import importlib.util
 import statistics
 import time
 
 import numpy as np
 
 import dri
+from mpi4py_fft_bench import skip_reason  # the same needs, beside this file
 
 METHODS = ("mpi4py-fft", "+shared arrays", "dri", "dri+shared arrays")
 
@@ -52,14 +52,6 @@ def parse():
     p.add_argument("--reps", type=int, default=10, help="timed repetitions")
     p.add_argument("--warmup", type=int, default=1)
     return p.parse_args()
-
-
-def skip_reason():
-    if importlib.util.find_spec("mpi4py_fft") is None:
-        return "mpi4py-fft is not installed (python3-mpi4py-fft)"
-    if not dri.mpi4py_compatible():
-        return "mpi4py is not installed or runs on another MPI library than dri"
-    return None
 
 
 def timed_transfers(fft, spent):

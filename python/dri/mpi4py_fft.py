@@ -170,9 +170,7 @@ class _Plan:
             assert o.subshapeB == b.shape
             assert o.dtype == a.dtype
             assert o.dtype == b.dtype
-        except AssertionError as e:
-            return e
-        except AttributeError as e:
+        except (AssertionError, AttributeError) as e:  # AttributeError: not an array
             return e
         try:
             _memory_order(src)

@@ -62,13 +62,13 @@ struct Bench {
     const Buffer& src;
     const Buffer& dst;
     bool then_read = false;
-    std::uint64_t sink = 0;
+    volatile std::uint64_t last_read = 0; // keeps the read from being optimized away
 
     double run(const KernelParams& kp, const Transpose& t) {
         const std::array<Axis, 2> ax{Axis{t.rows, t.pitch, 8}, Axis{t.cols, 8, t.rows * 8}};
         const auto t0 = Clock::now();
         strided_copy_with(kp, src.data(), dst.data(), ax.data(), 2, 8);
-        if (then_read) sink += read_lines(dst.data(), t.bytes());
+        if (then_read) last_read = read_lines(dst.data(), t.bytes());
         return since(t0);
     }
 };
@@ -113,17 +113,14 @@ int fastest(Bench& b, const std::vector<KernelParams>& cand, const Transpose& t,
     return static_cast<int>(win);
 }
 
-std::vector<KernelParams> with_block_source(KernelParams p, std::initializer_list<Index> v) {
+// `p` with its member `field` set to each of `values` in turn.
+std::vector<KernelParams> variants(KernelParams p, Index KernelParams::*field,
+                                   std::initializer_list<Index> values) {
     std::vector<KernelParams> out;
-    for (Index x : v)
-        out.push_back((p.block_source = x, p));
-    return out;
-}
-
-std::vector<KernelParams> with_max_rows(KernelParams p, std::initializer_list<Index> v) {
-    std::vector<KernelParams> out;
-    for (Index x : v)
-        out.push_back((p.max_block_rows = x, p));
+    for (Index v : values) {
+        p.*field = v;
+        out.push_back(p);
+    }
     return out;
 }
 
@@ -183,11 +180,11 @@ KernelTuning measure_kernel_params(double budget_seconds, Index data_bytes) {
     Bench b{src, dst};
     KernelParams p;
     std::vector<KernelParams> cand =
-        with_block_source(p, {64 << 10, 32 << 10, 128 << 10, 256 << 10});
+        variants(p, &KernelParams::block_source, {64 << 10, 32 << 10, 128 << 10, 256 << 10});
     int w = fastest(b, cand, long_rows, deadline, "block_source 64/32/128/256 KiB", out.detail);
     if (w >= 0) p = cand[static_cast<std::size_t>(w)];
     if (w >= 0) {
-        cand = with_max_rows(p, {64, 32, 128});
+        cand = variants(p, &KernelParams::max_block_rows, {64, 32, 128});
         w = fastest(b, cand, short_rows, deadline, "max_block_rows 64/32/128", out.detail);
     }
     if (w >= 0) p = cand[static_cast<std::size_t>(w)];
@@ -196,7 +193,6 @@ KernelTuning measure_kernel_params(double budget_seconds, Index data_bytes) {
             p.nt_threshold = t;
     out.params = p;
     out.seconds = since(t0);
-    if (b.sink == 42) out.detail += "."; // keeps the reads
     return out;
 }
 

@@ -23,14 +23,6 @@ if importlib.util.find_spec("mpi4py_fft") is None:
                 allow_module_level=True)
 
 
-@pytest.fixture
-def MPI():
-    if not dri.mpi4py_compatible():
-        pytest.skip("mpi4py runs on another MPI library than dri")
-    from mpi4py import MPI
-    return MPI
-
-
 def subcomm_dims(size):
     """Subcomm dims: a slab, and at 4 ranks 2-D pencils aligned first in
     the last axis and in the first (whose pencil(2) splits axis 0 along

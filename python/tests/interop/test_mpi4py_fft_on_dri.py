@@ -23,15 +23,6 @@ DTYPES = [np.float32, np.float64, np.longdouble, np.complex64, np.complex128,
 
 
 @pytest.fixture
-def MPI():
-    if not dri.mpi4py_compatible():
-        pytest.skip("mpi4py runs on another MPI library than dri")
-    from mpi4py import MPI
-    dri.init()
-    return MPI
-
-
-@pytest.fixture
 def original(MPI):
     """mpi4py-fft's own Transfer, whatever install() did."""
     import mpi4py_fft.pencil as pencil

@@ -12,14 +12,6 @@ import dri
 pytest.importorskip("mpi4py")
 
 
-@pytest.fixture
-def MPI():
-    if not dri.mpi4py_compatible():
-        pytest.skip("mpi4py runs on another MPI library than dri")
-    from mpi4py import MPI
-    return MPI
-
-
 def test_mpi4py_on_handler_arrays(MPI):
     world = MPI.COMM_WORLD
     rank, size = world.Get_rank(), world.Get_size()
