@@ -4,6 +4,7 @@
 #include "to_api.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,6 +35,30 @@ std::string chosen_name(dri::Strategy s) {
     for (const auto& [name, v] : strategy_names())
         if (v == s) return name;
     return "?";
+}
+
+// What AUTO that learns did over the runs: each route's time in its last
+// decision, the route it runs now, the share of calls spent exploring and
+// its switches; empty when it holds one route.
+std::string learned(const dri::Transfer& t) {
+    const std::vector<dri::Route> routes = t.routes();
+    if (routes.size() < 2) return {};
+    std::string s = "routes";
+    char buf[96];
+    for (const dri::Route& r : routes) {
+        std::snprintf(buf, sizeof buf, " %s %.3f ms,", chosen_name(r.strategy).c_str(),
+                      r.seconds * 1e3);
+        s += r.seconds < 0 ? " " + chosen_name(r.strategy) + " untimed," : std::string(buf);
+    }
+    const dri::LearningState st = t.learning_state();
+    static const char* const states[] = {"one route", "learning", "settled", "frozen"};
+    std::snprintf(
+        buf, sizeof buf, " running %s (%s); %lld of %lld calls explored (%.1f%%), %lld switch%s",
+        chosen_name(t.chosen_strategy()).c_str(), states[static_cast<int>(st.state)],
+        static_cast<long long>(st.explored), static_cast<long long>(st.calls),
+        st.calls ? 100.0 * static_cast<double>(st.explored) / static_cast<double>(st.calls) : 0.0,
+        static_cast<long long>(st.switches), st.switches == 1 ? "" : "es");
+    return s + buf;
 }
 
 } // namespace
@@ -106,6 +131,7 @@ void add_dri_methods(Catalog& cat, const Problem& pb, Rings& rings,
         };
         if (part && (s == "auto" || s == "measure"))
             m.note = "chose " + chosen_name(t->chosen_strategy());
+        if (part && s == "auto") m.after = [t] { return learned(*t); };
         if (op) {
             // The cells before the checked call are the poison: what the
             // combining oracle starts from.

@@ -32,6 +32,9 @@ struct Method {
     // after it returns this rank's first mismatch ("" when right).
     std::function<void(int)> prepare = nullptr;
     std::function<std::string(int)> verify = nullptr;
+    // A note written after the runs, appended to `note` (AUTO that learns:
+    // its routes, their times and its switches).
+    std::function<std::string()> after = nullptr;
 };
 
 struct Skipped {

@@ -13,9 +13,14 @@ RunResult summarise(const std::string& label, const Problem& pb, const Environme
     double best = 0; // the best baseline's median (not the bound's)
     for (std::size_t i = 0; i < methods.size(); ++i) {
         const Timings& t = timings[i];
+        std::string note = methods[i].note;
+        if (methods[i].after) {
+            const std::string later = methods[i].after();
+            if (!later.empty()) note += (note.empty() ? "" : "; ") + later;
+        }
         MethodResult m{methods[i].name,
                        kind_name(methods[i].kind),
-                       methods[i].note,
+                       note,
                        t.error,
                        Stats::of(t.reps),
                        t.reps,

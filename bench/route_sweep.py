@@ -2,9 +2,13 @@
 """The run-length sweep behind AUTO's routes (docs/concepts.md, "How AUTO routes").
 
 Runs dri-bench once per row, every method of the row in the same run, heap
-buffers, and prints per row each method's median, AUTO's choice, AUTO over
-the best other dri strategy (by medians, then by minimums) and AUTO over
-MPI_Alltoallw with subarray types (medians).
+buffers, and prints per row each method's median, the route AUTO ran at the
+end (AUTO learns: docs/api.md, "AUTO that learns") with its switches, AUTO
+over the best other dri strategy (by medians, then by minimums) and AUTO
+over MPI_Alltoallw with subarray types (medians); then how many rows kept
+AUTO within 5% of the best fixed strategy and no slower than the subarray
+baseline. With --reps 200 and more, AUTO's first calls (learning) are a
+small part of its times.
 Rows: double reshapes of about --mib MiB whose contiguous runs are 8 B to
 256 KiB, strided on the sender side (--send block,whole --recv whole,block)
 and on the receiver side (the mirror), then the corner turn (4096^2 cfloat)
@@ -17,6 +21,7 @@ usage: bench/route_sweep.py [--mpiexec "mpiexec.mpich -n 2"] [--bench build/benc
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -77,12 +82,22 @@ def ratio(times, auto_name):
     return times[auto_name] / best[0], best[1]
 
 
+def auto_route(note):
+    """The route AUTO ran at the end, and its switches when it learned
+    ("p2p", "packed/1sw"), from dri-bench's note."""
+    running = re.search(r"running (\w+)", note)
+    if not running:
+        return note.replace("chose ", "")
+    switches = re.search(r"(\d+) switch", note)
+    return running.group(1) + (f"/{switches.group(1)}sw" if switches else "")
+
+
 def summary(label, run):
     """One printed row and its numbers (medians; the ratio of minimums too,
     which a loaded machine disturbs less)."""
     dri = {m["name"][4:]: m for m in run["methods"] if m["name"][4:] in STRATEGIES}
     base = next((m for m in run["methods"] if m["name"] == BASELINE), None)
-    note = dri["auto"].get("note", "").replace("chose ", "")
+    note = auto_route(dri["auto"].get("note", ""))
     by_median, best = ratio({k: m["median_s"] for k, m in dri.items()}, "auto")
     by_min, _ = ratio({k: m["min_s"] for k, m in dri.items()}, "auto")
     cells = [f"{1e3 * dri[s]['median_s']:8.2f}" if s in dri else "       -" for s in STRATEGIES]
@@ -116,6 +131,11 @@ def main():
     worst = max(r["auto_over_best"] for r in out)
     worst_min = max(r["auto_over_best_min"] for r in out)
     print(f"worst AUTO/best: {worst:.2f} (medians), {worst_min:.2f} (minimums)")
+    within = sum(r["auto_over_best"] <= 1.05 for r in out)
+    based = [r for r in out if r["auto_over_subarray"] is not None]
+    print(f"AUTO within 5% of the best fixed strategy (medians): {within} of {len(out)} rows; "
+          f"no slower than the subarray baseline: "
+          f"{sum(r['auto_over_subarray'] <= 1.0 for r in based)} of {len(based)} rows")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)

@@ -69,6 +69,24 @@ void declare_role(TransferImpl& t, RoleKind kind, std::shared_ptr<const Distribu
 void remember_refusal(TransferImpl& t, RoleKind kind, std::shared_ptr<const DistributionImpl> dist,
                       const core::Error& e);
 void set_strategy(TransferImpl& t, Strategy s);
+
+// AUTO that learns (learning.cpp; docs/api.md, "AUTO that learns"). Before
+// commit: how much this process asks AUTO to learn.
+void set_learning(TransferImpl& t, core::Learning mode);
+// Committed, between reorganizations; collective over the processes of
+// every pair this process takes part in: stop exploring, keeping the
+// fastest route so far (true), or resume (false).
+void freeze_learning(TransferImpl& t, bool on);
+// Committed: the route a reorganization started now would run.
+Strategy route_in_use(const TransferImpl& t);
+// Committed: the routes held (one when AUTO holds one or a strategy was
+// asked for) and what the learner has seen, for the first pair this
+// process takes part in.
+struct LearningReport {
+    std::vector<Strategy> routes;
+    core::RouteReport report;
+};
+LearningReport learning_report(const TransferImpl& t);
 // Before commit, on a process with a receiving role: elements arriving there
 // are combined into its cells with `op` (REPLACE: stored, the default).
 void set_combine(TransferImpl& t, core::CombineOp op);

@@ -6,6 +6,7 @@
 #include "core/distribution.hpp"
 #include "core/layout.hpp"
 #include "core/plan.hpp"
+#include "core/route_learner.hpp"
 #include "kernels/combine.hpp"
 #include "mpi/shared_memory.hpp"
 #include "mpi/strategy.hpp"
@@ -24,6 +25,7 @@
 namespace dri::detail {
 
 class Executor;
+class AdaptiveExecutor;
 
 struct GlobalDataImpl {
     core::Shape shape;
@@ -100,6 +102,12 @@ struct TransferImpl {
     bool in_flight = false;
     std::string failed; // why an earlier DRI_Do failed in MPI; "" while usable
     std::unique_ptr<Executor> exec;
+    // How much AUTO learns (DRI_Transfer_set_learning; unset: the
+    // environment's DRI_AUTO_LEARNING), and once committed, the executors
+    // that learn, one per pair this process takes part in that holds
+    // several routes (owned by exec).
+    std::optional<core::Learning> learning;
+    std::vector<AdaptiveExecutor*> learners;
     // The DRI_Alloc_mem allocations the rings lie in, kept from being freed
     // while the transfer is committed, whatever its strategy.
     std::vector<SharedBlock*> pinned;

@@ -129,6 +129,7 @@ void TransferImpl::release() noexcept {
         }
     }
     if (exec) exec->release();
+    learners.clear();
     exec.reset();
     for (SharedBlock* b : pinned)
         shared_use(b, -1);

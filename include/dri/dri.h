@@ -357,8 +357,52 @@ typedef enum DRI_Role { DRI_ROLE_SEND = 0, DRI_ROLE_RECV = 1 } DRI_Role;
  * not declared that role. */
 DRI_API int DRI_Transfer_buffer(DRI_Transfer xfer, DRI_Role role, int k, void** base,
                                 DRI_Index* bytes);
-/** The strategy a committed transfer runs (what AUTO or MEASURE chose). */
+/** The strategy a committed transfer runs (what AUTO or MEASURE chose); for
+ * AUTO that learns, the route a reorganization started now would run. */
 DRI_API int DRI_Transfer_strategy(DRI_Transfer xfer, DRI_Strategy* strategy);
+
+/* ---- AUTO that learns (docs/api.md, "AUTO that learns") ------------------ */
+/** How much AUTO learns. ON (the default): it holds up to three routes,
+ * times them on the transfer's first calls, runs the fastest and re-checks
+ * the others now and then (at most 2% of the calls), switching on every
+ * process at the same call. ONCE: it learns on the first calls, then keeps
+ * the fastest (frozen). OFF: the static rule's one route. The environment's
+ * DRI_AUTO_LEARNING (on, once, off) sets the default; processes that ask
+ * differently get the least any asked. */
+typedef enum DRI_Learning {
+    DRI_LEARNING_OFF = 0,
+    DRI_LEARNING_ONCE = 1,
+    DRI_LEARNING_ON = 2
+} DRI_Learning;
+/** Before commit, on any process of the transfer. Local call. */
+DRI_API int DRI_Transfer_set_learning(DRI_Transfer xfer, DRI_Learning mode);
+/** Committed, between reorganizations; collective over the transfer's
+ * processes: frozen != 0 stops exploring, keeping the fastest route so far,
+ * so that no call is spent on another route (a real-time loop's deadline);
+ * 0 resumes. Any process that asks to freeze freezes them all. A transfer
+ * holding one route has nothing to freeze: success. */
+DRI_API int DRI_Transfer_freeze(DRI_Transfer xfer, int frozen);
+/** What AUTO that learns is doing, as DRI_Transfer_learning reports it. */
+typedef enum DRI_Route_state {
+    DRI_ROUTES_ONE = 0,      /**< one route held: nothing to learn */
+    DRI_ROUTES_LEARNING = 1, /**< the first calls: every route timed in turn */
+    DRI_ROUTES_SETTLED = 2,  /**< the fastest runs; the others are re-checked now and then */
+    DRI_ROUTES_FROZEN = 3    /**< the fastest runs; nothing is re-checked */
+} DRI_Route_state;
+/** Committed: the routes held (1 when AUTO holds one, or a strategy other
+ * than AUTO was asked for). For a fan-out, those of the first receiving side
+ * this process takes part in. Local call. */
+DRI_API int DRI_Transfer_routes(DRI_Transfer xfer, int* count);
+/** Committed: route k (0 is the static rule's choice) and its time in the
+ * last decision that timed it: the slowest process's median, in seconds
+ * (-1 when never timed). Local call; DRI_ERR_ARG for k outside the routes. */
+DRI_API int DRI_Transfer_route(DRI_Transfer xfer, int k, DRI_Strategy* strategy, double* seconds);
+/** Committed: the state, the reorganizations completed while learning was
+ * possible, how many of them explored (learning or re-checking a route),
+ * and the changes of route since learning ended. Any output may be NULL.
+ * Local call. */
+DRI_API int DRI_Transfer_learning(DRI_Transfer xfer, DRI_Route_state* state, DRI_Index* calls,
+                                  DRI_Index* explored, DRI_Index* switches);
 /** Collective over every process of `comm` (the parent communicator of the
  * transfers' groups): each passes the transfers it declared (count may be 0).
  * Names are matched, both sides checked, plans built. On any error every

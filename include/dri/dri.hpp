@@ -99,6 +99,35 @@ enum class Strategy : int {
     nodes = DRI_STRATEGY_NODES,
 };
 
+/// How much AUTO learns (Transfer::learning; docs/api.md, "AUTO that learns").
+enum class Learning : int {
+    off = DRI_LEARNING_OFF,
+    once = DRI_LEARNING_ONCE,
+    on = DRI_LEARNING_ON,
+};
+
+/// What AUTO that learns is doing (Transfer::learning_state).
+enum class RouteState : int {
+    one = DRI_ROUTES_ONE,
+    learning = DRI_ROUTES_LEARNING,
+    settled = DRI_ROUTES_SETTLED,
+    frozen = DRI_ROUTES_FROZEN,
+};
+
+/// A route a committed transfer holds, and its time in the last decision
+/// that timed it (the slowest process's median, seconds; -1: never timed).
+struct Route {
+    Strategy strategy;
+    double seconds;
+};
+
+/// Transfer::learning_state: the state, the reorganizations completed while
+/// learning was possible, how many explored, the changes of route.
+struct LearningState {
+    RouteState state;
+    Index calls, explored, switches;
+};
+
 /// How the copies of one sender element come back into it (Transfer::reverse),
 /// or how arriving elements meet a receiver's cells (Transfer::combine).
 enum class Combine : int {
@@ -415,6 +444,16 @@ class DRI_API Transfer {
     int current_recv_buffer() const;
     const std::string& name() const;
     Strategy chosen_strategy() const;
+
+    /// AUTO that learns (DRI_Transfer_set_learning, DRI_Transfer_freeze,
+    /// DRI_Transfer_route, DRI_Transfer_learning): before commit, how much
+    /// it learns; once committed, between reorganizations and collectively,
+    /// freeze the fastest route so far (or resume); the routes held; what it
+    /// is doing.
+    void learning(Learning mode);
+    void freeze(bool frozen = true);
+    std::vector<Route> routes() const;
+    LearningState learning_state() const;
 
     /// The reverse of this committed transfer: receivers' buffers back into
     /// senders' buffers, the copies of each element combined with `op`

@@ -25,7 +25,8 @@ from . import _dri  # noqa: E402
 from ._dri import (  # noqa: E402
     COMM_SELF, COMM_WORLD, BlockInfo, Combine, Comm, CornerTurnBlocks,
     DimPart, Distribution, Edge, GlobalData, GridOrder, Group, Layout,
-    MAX_PIECES, Partition, Role, SharedMemory, Strategy, Transfer, Type,
+    Learning, MAX_PIECES, Partition, Role, RouteState, SharedMemory, Strategy,
+    Transfer, Type,
     commit, corner_turn, corner_turn_blocks, empty, empty_like, error_string,
     initialized, kernel_tuning, mpi_library_version, zeros)
 # NumPy's own allocations in node shared memory (NEP 49 handler).
@@ -105,8 +106,8 @@ def mpi4py_compatible():
 __all__ = [
     "BlockInfo", "COMM_SELF", "COMM_WORLD", "Combine", "Comm",
     "CornerTurnBlocks", "DimPart", "Distribution", "Edge", "Error",
-    "ForeignMPIWarning", "GlobalData", "GridOrder", "Group", "Layout",
-    "MAX_PIECES", "Partition", "Role", "Session", "SharedMemory", "Strategy",
+    "ForeignMPIWarning", "GlobalData", "GridOrder", "Group", "Layout", "Learning",
+    "MAX_PIECES", "Partition", "Role", "RouteState", "Session", "SharedMemory", "Strategy",
     "Transfer", "Type", "box_views", "commit",
     "corner_turn", "corner_turn_blocks", "empty", "empty_like",
     "error_string", "finalize", "grid_group", "init", "initialized", "kernel_tuning",

@@ -54,6 +54,21 @@ void bind_enums(py::module_& m) {
         .value("SHARED", Strategy::shared)
         .value("HYBRID", Strategy::hybrid)
         .value("NODES", Strategy::nodes);
+    py::enum_<Learning>(m, "Learning",
+                        "How much AUTO learns (DRI_LEARNING_*), set with Transfer.learning()\n"
+                        "before commit: ON (default) times its routes on the first calls,\n"
+                        "runs the fastest and re-checks the others now and then; ONCE\n"
+                        "stops after the first calls; OFF keeps the static rule's route.")
+        .value("OFF", Learning::off)
+        .value("ONCE", Learning::once)
+        .value("ON", Learning::on);
+    py::enum_<RouteState>(m, "RouteState",
+                          "What AUTO that learns is doing (DRI_ROUTES_*):\n"
+                          "Transfer.learning_state()['state'].")
+        .value("ONE", RouteState::one)
+        .value("LEARNING", RouteState::learning)
+        .value("SETTLED", RouteState::settled)
+        .value("FROZEN", RouteState::frozen);
 }
 
 void bind_global_data(py::module_& m) {

@@ -259,6 +259,43 @@ void bind_transfer(py::module_& m) {
         .def(
             "strategy", [](PyTransfer& t, Strategy s) { t.get().strategy(s); }, py::arg("strategy"),
             "Request a dri.Strategy before commit (default AUTO: the library picks).")
+        .def(
+            "learning", [](PyTransfer& t, Learning mode) { t.get().learning(mode); },
+            py::arg("mode"),
+            "Before commit: how much AUTO learns (a dri.Learning; default\n"
+            "DRI_AUTO_LEARNING, else ON). Processes that ask differently get the\n"
+            "least any asked.")
+        .def(
+            "freeze", [](PyTransfer& t, bool frozen) { t.get().freeze(frozen); },
+            py::arg("frozen") = true, Release(),
+            "Committed, between reorganizations, collective over the transfer's\n"
+            "processes: stop exploring and keep the fastest route so far (True), or\n"
+            "resume (False). Any process that freezes freezes all.")
+        .def(
+            "routes",
+            [](PyTransfer& t) {
+                py::list out;
+                for (const dri::Route& r : t.get().routes())
+                    out.append(py::make_tuple(r.strategy, r.seconds));
+                return out;
+            },
+            "Committed: the routes held, [(dri.Strategy, seconds)], the static\n"
+            "rule's first; seconds is the slowest process's median in the last\n"
+            "decision that timed the route (-1: never timed).")
+        .def(
+            "learning_state",
+            [](PyTransfer& t) {
+                const dri::LearningState s = t.get().learning_state();
+                py::dict d;
+                d["state"] = s.state;
+                d["calls"] = s.calls;
+                d["explored"] = s.explored;
+                d["switches"] = s.switches;
+                return d;
+            },
+            "Committed: {'state': dri.RouteState, 'calls', 'explored', 'switches'}:\n"
+            "the reorganizations completed while learning was possible, those spent\n"
+            "exploring, and the changes of route since learning ended.")
         .def("pieces", &pieces, py::arg("role"), py::arg("dim") = py::none(),
              py::arg("count") = py::none(), py::kw_only(), py::arg("bounds") = py::none(),
              "Split this process's block of `role` (a dri.Role) into pieces along\n"
@@ -345,7 +382,8 @@ void bind_transfer(py::module_& m) {
             "name", [](PyTransfer& t) { return t.get().name(); }, "The transfer's name.")
         .def_property_readonly(
             "chosen_strategy", [](PyTransfer& t) { return t.get().chosen_strategy(); },
-            "The dri.Strategy commit chose (AUTO and MEASURE resolve to one).")
+            "The dri.Strategy the next reorganization runs: what commit chose\n"
+            "(AUTO and MEASURE resolve to one), or the route AUTO runs now.")
         .def_property_readonly(
             "current_send_buffer", [](PyTransfer& t) { return t.get().current_send_buffer(); },
             "Index in send_buffers of the array the next execute() sends (-1: no\n"

@@ -32,6 +32,13 @@
 //   its own, writing its cells only just before, and receivers test or wait
 //   for pieces and find their cells final at once; DRI_Do_wait / DRI_Do_test
 //   with a piece unmarked is DRI_ERR_STATE on that rank, changing nothing;
+// - AUTO that learns (docs/api.md): its schedule is shortened so that a
+//   transfer learns, re-checks and switches routes within a few calls, and
+//   a hook replaces each call's time by a draw of each rank's own, so that
+//   every rank sees other routes fastest and they must still agree;
+//   DRI_Transfer_set_learning (local, before commit), DRI_Transfer_freeze
+//   (collective over the participants, between reorganizations) and the
+//   queries of what was learned are drawn among the calls;
 // - nothing leaks: after each sequence the library holds no MPI handle.
 //
 // Every rank draws from the same generator, so collective calls come in the
@@ -53,9 +60,10 @@
 #include "core/error.hpp"        // errc_name(): the codes' names
 #include "core/node_traffic.hpp" // AUTO's rule for NODES
 #include "dri/dri.h"
-#include "lifetime_pieces.hpp"     // the model's splits and marks, a piece's cells
-#include "mpi/runtime/handles.hpp" // live_handles(): the library's own MPI handle count
-#include "mpi/strategy.hpp"        // strategy_count: the first value that is no strategy
+#include "lifetime_pieces.hpp"         // the model's splits and marks, a piece's cells
+#include "mpi/runtime/handles.hpp"     // live_handles(): the library's own MPI handle count
+#include "mpi/strategies/adaptive.hpp" // AUTO that learns: its schedule and clock, for tests
+#include "mpi/strategy.hpp"            // strategy_count: the first value that is no strategy
 #include "mpi_world.hpp"
 #include "nodes.hpp" // node_of_ranks(), transfer_traffic(): which ranks share a node
 
@@ -98,6 +106,8 @@ struct Stats {
     long split_shared = 0;      // of those, run by SHARED (rank 0's commits)
     long split_refusals = 0;    // commits refused for a split (INCONSISTENT or STRATEGY)
     long marks = 0;             // DRI_Piece_ready that succeeded
+    long learning_queries = 0;  // rank 0's queries of what AUTO learned (on a participant)
+    long switched = 0;          // of those, on a transfer that had switched routes
     long arrivals = 0;          // receive pieces checked as soon as they arrived
     long early_completions = 0; // DRI_Do_wait / DRI_Do_test refused: a piece unmarked
     std::array<long, 32> codes{};
@@ -1529,6 +1539,57 @@ class Sequence {
         return !validation(x) && any_split(x) && !moves_pieces(agreed_strategy(x));
     }
 
+    // ---- AUTO that learns -------------------------------------------------------------------
+
+    // On every rank: DRI_Transfer_set_learning (local, before commit; no mode
+    // is DRI_ERR_ARG), DRI_Transfer_freeze (collective over the participants
+    // of a committed transfer between reorganizations, DRI_ERR_STATE
+    // elsewhere), or the queries of what was learned.
+    void learning_step(int xi) {
+        if (xi < 0) return;
+        const Xfer& x = xfer_[static_cast<std::size_t>(xi)];
+        const bool part = committed_on(x, g_rank);
+        const int k = rng_.below(3);
+        if (k == 0) {
+            const int mode = rng_.below(4); // 3 is no mode
+            call(format("DRI_Transfer_set_learning(xfer %d \"%s\", %d)", xi, x.name.c_str(), mode));
+            Codes w = mode == 3 ? code(DRI_ERR_ARG) : 0;
+            if (part) w |= code(DRI_ERR_STATE);
+            expect(DRI_Transfer_set_learning(x.h, static_cast<DRI_Learning>(mode)), w ? w : kOk);
+            return;
+        }
+        if (k == 1) {
+            const int frozen = rng_.below(2);
+            call(format("DRI_Transfer_freeze(xfer %d \"%s\", %d)", xi, x.name.c_str(), frozen));
+            const bool ok = part && !x.in_flight;
+            expect(DRI_Transfer_freeze(x.h, frozen), ok ? kOk : code(DRI_ERR_STATE));
+            return;
+        }
+        call(
+            format("DRI_Transfer_routes / _route / _learning(xfer %d \"%s\")", xi, x.name.c_str()));
+        int n = -1;
+        expect(DRI_Transfer_routes(x.h, &n), part ? kOk : code(DRI_ERR_STATE));
+        if (!part) return;
+        if (n < 1 || n > 3) fail(format("DRI_Transfer_routes says %d routes", n));
+        DRI_Strategy first = DRI_STRATEGY_AUTO;
+        double seconds = 0;
+        expect(DRI_Transfer_route(x.h, n, &first, &seconds), code(DRI_ERR_ARG));
+        expect(DRI_Transfer_route(x.h, 0, &first, &seconds), kOk);
+        const int want = chosen_strategy(x);
+        if (want >= 0 && static_cast<int>(first) != want)
+            fail(format("route 0 is %s, the static rule's choice is %s",
+                        kStrategyText[static_cast<int>(first)], kStrategyText[want]));
+        DRI_Route_state state = DRI_ROUTES_ONE;
+        DRI_Index calls = -1, explored = -1, switches = -1;
+        expect(DRI_Transfer_learning(x.h, &state, &calls, &explored, &switches), kOk);
+        if ((n == 1) != (state == DRI_ROUTES_ONE) || explored > calls || switches > calls)
+            fail(format("DRI_Transfer_learning says state %d, %lld calls, %lld explored, %lld "
+                        "switches for %d routes",
+                        static_cast<int>(state), static_cast<long long>(calls),
+                        static_cast<long long>(explored), static_cast<long long>(switches), n));
+        if (g_rank == 0) ++stats_.learning_queries, stats_.switched += switches > 0;
+    }
+
     // ---- reorganizations -----------------------------------------------------------------
 
     // DRI_Do, DRI_Do_start, DRI_Do_wait or DRI_Do_test (until done, or once
@@ -2639,7 +2700,8 @@ class Sequence {
         }
         if (w < 45) return reorganize(xi, kBlocking);
         if (w < 80) return reorganize(xi, kStart);
-        if (w < 82) return current(xi);
+        if (w < 79) return current(xi);
+        if (w < 82) return learning_step(xi);
         if (w < 86) return reverse(xi);
         if (w < 92) {
             // A rank whose ring lies in its memory frees it alone: refused,
@@ -2672,7 +2734,8 @@ class Sequence {
             return declare(xi, side, rng_.percent(40));
         }
         if (w < 38) return split_step(xi, rng_.below(2), rng_.percent(40), 15);
-        if (w < 41) return set_strategy(xi, rng_.percent(50));
+        if (w < 40) return set_strategy(xi, rng_.percent(50));
+        if (w < 41) return learning_step(xi);
         if (w < 48) return commit_random();
         if (w < 55) return reorganize(xi, static_cast<DoKind>(rng_.below(4)));
         if (w < 58) return piece_step(xi);
@@ -2786,6 +2849,9 @@ void summary(const Stats& s, int sequences, double seconds) {
                 "unmarked\n",
                 s.splits, s.split_commits, s.split_shared, s.split_refusals, s.marks, s.arrivals,
                 s.early_completions);
+    std::printf("lifetime: AUTO that learns: %ld queries of what it learned, %ld on a transfer "
+                "that had switched routes\n",
+                s.learning_queries, s.switched);
     std::printf("lifetime: commits by strategy:");
     for (int k = 0; k < kStrategies; ++k)
         std::printf(" %s %ld", kStrategyText[k], s.strategies[static_cast<std::size_t>(k)]);
@@ -2802,8 +2868,36 @@ void summary(const Stats& s, int sequences, double seconds) {
 
 } // namespace
 
+// AUTO that learns, within a few calls: one timed round without warm-up,
+// most calls may explore, one call per re-check compared with the last one.
+dri::core::LearnerConfig quick_learning() {
+    dri::core::LearnerConfig c;
+    c.warmup_rounds = 0;
+    c.timed_rounds = 1;
+    c.explore_share = 0.9;
+    c.burst = 1;
+    c.window = 1;
+    return c;
+}
+
+// Each call's time, drawn per rank (a hash of the rank, the route and the
+// call's number on this rank): ranks see different routes fastest.
+std::uint64_t g_timed_calls = 0;
+double drawn_time(dri::detail::Strategy route, double) {
+    std::uint64_t h = (g_timed_calls++ + 1) * 0x9e3779b97f4a7c15ULL ^
+                      (static_cast<std::uint64_t>(g_rank) << 32) ^
+                      static_cast<std::uint64_t>(route);
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 32;
+    return 1e-4 * static_cast<double>(1 + h % 100);
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
+    static const dri::core::LearnerConfig quick = quick_learning();
+    dri::detail::set_learning_schedule(&quick);
+    dri::detail::set_route_time_hook(drawn_time);
     if (!dri::test::open_world()) {
         MPI_Finalize();
         return 2;
@@ -2854,6 +2948,7 @@ int main(int argc, char** argv) {
     int slowest_k = -1;
     for (int k = first; k < last && !failed; ++k) {
         const double ts = MPI_Wtime();
+        g_timed_calls = static_cast<std::uint64_t>(k) << 20; // a sequence replays alone
         Sequence(opt, k, stats).run();
         if (MPI_Wtime() - ts > slowest) slowest = MPI_Wtime() - ts, slowest_k = k;
         ++done;

@@ -1,5 +1,6 @@
 #include "mpi/commit/candidates.hpp"
 
+#include "mpi/commit/routes.hpp"
 #include "mpi/runtime/collectives.hpp"
 #include "mpi/runtime/measure_budget.hpp"
 #include "mpi/strategies/table.hpp"
@@ -48,11 +49,20 @@ void check_combine(const TransferImpl& t, const core::Match& m, std::size_t k) {
                        "REPLACE)");
 }
 
-// Collective: whether some process of the transfer reads from another.
-bool peers_exchange(const core::LocalPlan& plan, MPI_Comm comm) {
-    int any = plan.sends.empty() && plan.recvs.empty() ? 0 : 1;
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-    return any != 0;
+// What AUTO asks of the pair's processes at once (collective): whether some
+// process reads from another, and how much AUTO learns (the least any
+// process asked: DRI_Transfer_set_learning, else DRI_AUTO_LEARNING).
+struct AutoFacts {
+    bool peers = false;
+    core::Learning learning = core::Learning::off;
+};
+
+AutoFacts auto_facts(const TransferImpl& t, const core::LocalPlan& plan, MPI_Comm comm) {
+    const core::Learning mine = t.learning ? *t.learning : learning_from_environment();
+    int v[2] = {plan.sends.empty() && plan.recvs.empty() ? 0 : 1,
+                static_cast<int>(core::Learning::on) - static_cast<int>(mine)};
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+    return {v[0] != 0, static_cast<core::Learning>(static_cast<int>(core::Learning::on) - v[1])};
 }
 
 // Collective: one run of candidate k, the slowest participant's time (the
@@ -122,9 +132,10 @@ Candidates build_candidates(const TransferImpl& t, const core::Match& m, std::si
     const core::LocalPlan plan = plan_of(t, m, k, ri);
     ExecutorContext ctx = context_of(t, m, k);
     const auto requested = static_cast<Strategy>(m.strategy);
-    const bool peers = requested == Strategy::automatic && peers_exchange(plan, comm);
+    const AutoFacts f = requested == Strategy::automatic ? auto_facts(t, plan, comm) : AutoFacts{};
     const bool split = m.send.split.split() || m.recv[k].split.split();
-    const Choice choice = choose(requested, peers, split);
+    const Choice choice = choose(requested, f.peers, split, f.learning != core::Learning::off);
+    if (choice.adaptive) return build_routes(choice, plan, ctx, comm, f.learning);
     ctx.asked = choice.first_that_applies ? ExecutorContext::Asked::automatic
                 : choice.timed            ? ExecutorContext::Asked::measured
                                           : ExecutorContext::Asked::forced;

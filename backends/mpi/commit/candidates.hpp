@@ -14,11 +14,15 @@
 
 namespace dri::detail {
 
+class AdaptiveExecutor;
+
 // The executors built for one transfer, with the strategy of each.
 struct Candidates {
     std::vector<Strategy> kinds;
     std::vector<std::unique_ptr<Executor>> execs;
-    std::vector<MPI_Comm> comms; // each executor's (owned by it)
+    std::vector<MPI_Comm> comms; // each executor's (owned by it); MEASURE's only
+    // AUTO that learns: the one executor, which holds the routes (else null).
+    AdaptiveExecutor* adaptive = nullptr;
 };
 
 // The executors of the pair of the sending side and receiving side `k` of

@@ -139,8 +139,11 @@ void install(const Local& local, Names& names, std::map<std::string, Pairs>& bui
         t.pin_rings();
         t.sides = std::make_shared<const core::Match>(std::move(names.at(name)));
         std::vector<PairExecutor> execs;
-        for (std::size_t i = 0; i < p.built.size(); ++i)
+        t.learners.clear();
+        for (std::size_t i = 0; i < p.built.size(); ++i) {
+            if (p.built[i].adaptive) t.learners.push_back(p.built[i].adaptive);
             execs.push_back({std::move(p.built[i].execs.front()), p.receives[i]});
+        }
         t.exec = make_fanout(std::move(execs));
         t.chosen = p.built.front().kinds.front();
         if (t.send && t.send->piece_dim >= 0)

@@ -52,7 +52,7 @@ class AlltoallwExecutor final : public CommExecutor {
             rtypes_[rank] = owned_.back().get();
             rcounts_[rank] = 1;
         }
-        rbuf_ = Scratch(scratch);
+        rbuf_ = Scratch(ctx.arena, scratch);
     }
 
     ~AlltoallwExecutor() override { release(); }

@@ -4,6 +4,7 @@
 
 #include "core/plan.hpp"
 #include "kernels/combine.hpp"
+#include "mpi/strategies/scratch.hpp"
 
 #include <mpi.h>
 
@@ -59,6 +60,11 @@ struct ExecutorContext {
     // some plans (NODES) declines the plans it does not suit unless forced.
     enum class Asked { forced, automatic, measured };
     Asked asked = Asked::forced;
+    // Where the executor's scratch lies: its own allocations (null), or the
+    // arena the routes of an adaptive transfer share, allocated once they
+    // are all built (strategies/adaptive.hpp). Executors whose scratch must
+    // exist while they are built (NODES') allocate their own regardless.
+    std::shared_ptr<ScratchArena> arena;
 };
 
 // What building one strategy for one plan gave: an executor, or, when the

@@ -132,8 +132,8 @@ class P2PExecutor final : public RequestExecutor {
         std::stable_sort(sends_.begin(), sends_.end(), [&](const Msg& a, const Msg& b) {
             return (a.rank - me + (1 << 30)) % (1 << 30) < (b.rank - me + (1 << 30)) % (1 << 30);
         });
-        sbuf_ = Scratch(soff, send_scratch_pages(mpi_library()));
-        rbuf_ = Scratch(roff);
+        sbuf_ = Scratch(ctx.arena, soff, send_scratch_pages(mpi_library()));
+        rbuf_ = Scratch(ctx.arena, roff);
         reqs_.assign(recvs_.size() + sends_.size(), MPI_REQUEST_NULL);
         done_.assign(reqs_.size(), 0);
         build_pieces(plan);

@@ -119,8 +119,8 @@ class PackedExecutor final : public CommExecutor {
             sdispls_.assign(soffs.begin(), soffs.end());
             rdispls_.assign(roffs.begin(), roffs.end());
         }
-        sbuf_ = Scratch(stotal, send_scratch_pages(mpi_library()));
-        rbuf_ = Scratch(rtotal);
+        sbuf_ = Scratch(ctx.arena, stotal, send_scratch_pages(mpi_library()));
+        rbuf_ = Scratch(ctx.arena, rtotal);
     }
 
     void finish() {

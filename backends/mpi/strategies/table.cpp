@@ -26,7 +26,8 @@ namespace {
 // point to point, which moves each byte the fewest times through MPI (no
 // intermediate copy for contiguous sides or long runs, cache-blocked kernels
 // otherwise) and overlaps the self copy with the messages. MEASURE times every row marked
-// in_measure.
+// in_measure. AUTO that learns (commit/routes.cpp) holds the first rows of
+// its rule that apply and, after them, MEASURE's other rows, up to three.
 constexpr std::array<StrategyRow, 6> rows{{
     // kind              name         build            auto   measure needs peers pieces
     {Strategy::shared, "SHARED", build_shared, true, true, true, true},
@@ -46,9 +47,15 @@ const StrategyRow& strategy_row(Strategy s) {
                "no strategy row for strategy " + std::to_string(static_cast<int>(s)));
 }
 
-Choice choose(Strategy requested, bool peers, bool split) {
+Choice choose(Strategy requested, bool peers, bool split, bool learn) {
     Choice c;
-    if (requested == Strategy::automatic) {
+    if (requested == Strategy::automatic && learn && peers) {
+        c.adaptive = true;
+        for (const bool rule : {true, false})
+            for (const StrategyRow& r : rows)
+                if (r.in_auto == rule && (rule || r.in_measure) && (r.pieces || !split))
+                    c.candidates.push_back(&r);
+    } else if (requested == Strategy::automatic) {
         c.first_that_applies = true;
         for (const StrategyRow& r : rows)
             if (r.in_auto && (peers || !r.auto_needs_peers) && (r.pieces || !split))

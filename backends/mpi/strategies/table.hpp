@@ -37,11 +37,16 @@ struct Choice {
     // A forced strategy: its one candidate must apply.
     bool first_that_applies = false;
     bool timed = false;
+    // Adaptive AUTO: the first candidates that apply (up to
+    // core::max_routes) are built and held, timed on the user's calls.
+    bool adaptive = false;
 };
 
 // `peers`: whether some process of the transfer reads from another;
 // `split`: whether a side of the pair is split into pieces (AUTO and
-// MEASURE then keep the rows that move pieces).
-Choice choose(Strategy requested, bool peers, bool split = false);
+// MEASURE then keep the rows that move pieces); `learn`: whether AUTO
+// learns (then its candidates are the rows of its rule, in order, followed
+// by MEASURE's other rows).
+Choice choose(Strategy requested, bool peers, bool split = false, bool learn = false);
 
 } // namespace dri::detail

@@ -131,9 +131,7 @@ int DRI_Transfer_strategy(DRI_Transfer xfer, DRI_Strategy* strategy) {
         detail::require_initialized();
         const XferP t = lookup<XferP>(xfer, "transfer");
         need_ptr(strategy, "DRI_Transfer_strategy: strategy");
-        if (!t->committed)
-            core::fail(core::Errc::state, "transfer '" + t->name + "' is not committed");
-        *strategy = static_cast<DRI_Strategy>(t->chosen);
+        *strategy = static_cast<DRI_Strategy>(detail::route_in_use(*t));
     });
 }
 

@@ -144,7 +144,34 @@ Transfer Transfer::reverse(Combine op) const {
 }
 
 Strategy Transfer::chosen_strategy() const {
-    return static_cast<Strategy>(checked().chosen);
+    const detail::TransferImpl& t = checked();
+    return static_cast<Strategy>(t.committed ? guarded([&] { return detail::route_in_use(t); })
+                                             : t.chosen);
+}
+
+void Transfer::learning(Learning mode) {
+    guarded([&] { detail::set_learning(checked(), static_cast<core::Learning>(mode)); });
+}
+
+void Transfer::freeze(bool frozen) {
+    guarded([&] { detail::freeze_learning(checked(), frozen); });
+}
+
+std::vector<Route> Transfer::routes() const {
+    return guarded([&] {
+        const detail::LearningReport r = detail::learning_report(checked());
+        std::vector<Route> out;
+        for (std::size_t k = 0; k < r.routes.size(); ++k)
+            out.push_back({static_cast<Strategy>(r.routes[k]), r.report.seconds[k]});
+        return out;
+    });
+}
+
+LearningState Transfer::learning_state() const {
+    return guarded([&] {
+        const core::RouteReport r = detail::learning_report(checked()).report;
+        return LearningState{static_cast<RouteState>(r.phase), r.calls, r.explored, r.switches};
+    });
 }
 
 } // namespace dri

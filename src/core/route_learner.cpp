@@ -1,0 +1,231 @@
+#include "core/route_learner.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dri::core {
+
+double median_of(std::vector<double> v) {
+    if (v.empty()) return -1;
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+RouteLearner::RouteLearner(const LearnerConfig& cfg) : cfg_(cfg) {
+    cfg_.routes = std::clamp(cfg_.routes, 1, max_routes);
+    report_.routes = cfg_.routes;
+    if (cfg_.routes == 1 || cfg_.mode == Learning::off) return; // phase single, route 0
+    phase_ = RouteReport::Phase::learning;
+    for (int k = 0; k < cfg_.routes; ++k)
+        active_[static_cast<std::size_t>(k)] = true;
+    start_round();
+}
+
+// Each round runs every route still in the race once, starting one route
+// later than the round before: a route that runs after another finds the
+// caches as that one left them, and rotating spreads that over all.
+void RouteLearner::start_round() {
+    queue_.clear();
+    for (int i = 0; i < cfg_.routes; ++i) {
+        const int k = (i + round_) % cfg_.routes;
+        if (active_[static_cast<std::size_t>(k)]) queue_.push_back(k);
+    }
+    local_.fill(-1);
+    next_ = queue_.front();
+}
+
+void RouteLearner::record(double seconds) {
+    ++report_.calls;
+    if (phase_ == RouteReport::Phase::single || frozen_) return;
+    if (phase_ == RouteReport::Phase::learning) {
+        ++report_.explored;
+        local_[static_cast<std::size_t>(next_)] = seconds;
+        queue_.erase(queue_.begin());
+        if (queue_.empty())
+            due_ = true;
+        else
+            next_ = queue_.front();
+        return;
+    }
+    if (rechecking_ < 0) {
+        if (window_.size() < static_cast<std::size_t>(cfg_.window))
+            window_.push_back(seconds);
+        else
+            window_[window_at_] = seconds;
+        window_at_ = (window_at_ + 1) % static_cast<std::size_t>(cfg_.window);
+        schedule();
+        return;
+    }
+    ++report_.explored;
+    burst_.push_back(seconds);
+    if (burst_.size() < static_cast<std::size_t>(cfg_.burst)) return;
+    local_.fill(-1);
+    local_[static_cast<std::size_t>(rechecking_)] = median_of(burst_);
+    local_[static_cast<std::size_t>(current_)] = median_of(window_);
+    due_ = true;
+}
+
+void RouteLearner::agreed(std::span<const double> reduced) {
+    due_ = false;
+    ++report_.decisions;
+    if (phase_ != RouteReport::Phase::learning) {
+        end_recheck(reduced);
+        return;
+    }
+    double first = -1;
+    for (int k = 0; k < cfg_.routes; ++k) {
+        const auto u = static_cast<std::size_t>(k);
+        if (!active_[u]) continue;
+        if (round_ >= cfg_.warmup_rounds) rounds_[u].push_back(reduced[u]);
+        if (first < 0 || reduced[u] < first) first = reduced[u];
+    }
+    if (round_ + 1 == cfg_.warmup_rounds) {
+        // A route 4 times slower than another at first touch is far behind
+        // (a datatype engine can be 20 times slower than packing): it is
+        // dropped for good rather than let eat the first calls.
+        for (int k = 0; k < cfg_.routes; ++k)
+            if (reduced[static_cast<std::size_t>(k)] > 4 * first)
+                active_[static_cast<std::size_t>(k)] = false;
+    } else if (round_ >= cfg_.warmup_rounds) {
+        // A route whose fastest round is 1.5 times the best median cannot
+        // win (noise only adds time): it leaves the race, and is re-checked
+        // later less often.
+        double best = -1;
+        for (int k = 0; k < cfg_.routes; ++k) {
+            const auto u = static_cast<std::size_t>(k);
+            const double m = active_[u] ? median_of(rounds_[u]) : -1;
+            if (m >= 0 && (best < 0 || m < best)) best = m;
+        }
+        for (int k = 0; k < cfg_.routes; ++k) {
+            const auto u = static_cast<std::size_t>(k);
+            if (active_[u] &&
+                *std::min_element(rounds_[u].begin(), rounds_[u].end()) > 1.5 * best) {
+                active_[u] = false;
+                backoff_[u] = cfg_.max_backoff;
+            }
+        }
+    }
+    for (int k = 0; k < cfg_.routes; ++k) {
+        const auto u = static_cast<std::size_t>(k);
+        if (!rounds_[u].empty()) report_.seconds[u] = median_of(rounds_[u]);
+    }
+    ++round_;
+    const auto racing = std::count(active_.begin(), active_.end(), true);
+    if (round_ >= cfg_.warmup_rounds + cfg_.timed_rounds || racing <= 1)
+        end_learning();
+    else
+        start_round();
+}
+
+// The route of lowest median over the timed rounds; the static rule's
+// choice (route 0) unless another beats it by the margin.
+int RouteLearner::best_by_median() const {
+    int best = -1;
+    double best_m = -1;
+    for (int k = 0; k < cfg_.routes; ++k) {
+        const auto u = static_cast<std::size_t>(k);
+        const double m = median_of(rounds_[u]);
+        if (!active_[u] || m < 0) continue;
+        if (best < 0 || m < best_m) best = k, best_m = m;
+    }
+    if (best < 0) return 0;
+    const double m0 = median_of(rounds_[0]);
+    if (active_[0] && m0 >= 0 && best_m >= (1 - cfg_.margin) * m0) return 0;
+    return best;
+}
+
+void RouteLearner::end_learning() {
+    current_ = best_by_median();
+    next_ = current_;
+    phase_ = RouteReport::Phase::settled;
+    // Routes the first touch found far behind are never re-checked;
+    // routes that left the race later wait their back-off.
+    for (int k = 0; k < cfg_.routes; ++k) {
+        const auto u = static_cast<std::size_t>(k);
+        if (active_[u] || backoff_[u] != cfg_.max_backoff) continue;
+        active_[u] = true;
+        wait_turns(u);
+    }
+    if (cfg_.mode == Learning::once) frozen_ = true;
+}
+
+// Route k is not re-checked for its back-off times the calls between two
+// re-checks at the explored share.
+void RouteLearner::wait_turns(std::size_t k) {
+    const double interval = cfg_.burst / cfg_.explore_share;
+    not_before_[k] = report_.calls + static_cast<std::int64_t>(backoff_[k] * interval);
+}
+
+// After a call of the current route: whether the next call starts
+// re-checking another. Only when the latest calls of the current route
+// fill the window (so there is something recent to compare with), when the
+// burst keeps the explored calls within their share, and when a route's
+// back-off has run out; turns go round the routes.
+void RouteLearner::schedule() {
+    next_ = current_;
+    if (frozen_ || window_.size() < static_cast<std::size_t>(cfg_.window)) return;
+    const double after = static_cast<double>(report_.calls + cfg_.burst);
+    if (static_cast<double>(report_.explored + cfg_.burst) > cfg_.explore_share * after) return;
+    for (int i = 0; i < cfg_.routes; ++i) {
+        const int k = (turn_ + i) % cfg_.routes;
+        const auto u = static_cast<std::size_t>(k);
+        if (k == current_ || !active_[u] || report_.calls < not_before_[u]) continue;
+        turn_ = k + 1;
+        rechecking_ = k;
+        burst_.clear();
+        next_ = k;
+        return;
+    }
+}
+
+void RouteLearner::end_recheck(std::span<const double> reduced) {
+    const auto j = static_cast<std::size_t>(rechecking_);
+    const auto c = static_cast<std::size_t>(current_);
+    report_.seconds[j] = reduced[j];
+    report_.seconds[c] = reduced[c];
+    rechecking_ = -1;
+    burst_.clear();
+    if (reduced[j] < (1 - cfg_.margin) * reduced[c]) {
+        // The old route gets the next turn: were the burst a fluke, the
+        // next re-check takes the switch back.
+        ++report_.switches;
+        turn_ = current_;
+        current_ = static_cast<int>(j);
+        backoff_.fill(1);
+        not_before_.fill(0);
+        window_.clear();
+        window_at_ = 0;
+    } else {
+        backoff_[j] =
+            reduced[j] > 1.5 * reduced[c] ? std::min(2 * backoff_[j], cfg_.max_backoff) : 1;
+        wait_turns(j);
+    }
+    next_ = current_;
+}
+
+void RouteLearner::freeze(bool on) {
+    if (phase_ == RouteReport::Phase::single || on == frozen_) return;
+    frozen_ = on;
+    if (on) {
+        if (phase_ == RouteReport::Phase::learning) {
+            current_ = best_by_median();
+            phase_ = RouteReport::Phase::settled;
+        }
+        rechecking_ = -1;
+        burst_.clear();
+        next_ = current_;
+        return;
+    }
+    if (cfg_.mode == Learning::once) cfg_.mode = Learning::on;
+    schedule();
+}
+
+RouteReport RouteLearner::report() const {
+    RouteReport r = report_;
+    r.phase = frozen_ ? RouteReport::Phase::frozen : phase_;
+    r.current = current_;
+    return r;
+}
+
+} // namespace dri::core

@@ -1,0 +1,341 @@
+// AUTO that learns (strategies/adaptive.hpp, core/route_learner.hpp) over
+// MPI: exact data on every route and across switches in the middle of a
+// ring, blocking and non-blocking; the same route on every process at every
+// call, whatever each process measures (a hook replaces the clock); freezing;
+// the learning modes, from the environment and per transfer, the least of
+// the processes' winning; the memory cap; the errors of the new calls.
+#include "dri/dri.hpp"
+#include "mpi/strategies/adaptive.hpp"
+#include "mpi/strategies/scratch.hpp"
+#include "mpi_world.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <optional>
+#include <vector>
+
+using dri::test::world;
+using dri::test::world_rank;
+using dri::test::world_size;
+
+namespace {
+
+// Which route each process's clock says is fastest: the hook gives it 1 ms
+// and every other route 2 ms, whatever was measured.
+dri::detail::Strategy fastest_here = dri::detail::Strategy::p2p;
+
+double hook(dri::detail::Strategy route, double) {
+    return route == fastest_here ? 1e-3 : 2e-3;
+}
+
+struct HookScope {
+    HookScope() { dri::detail::set_route_time_hook(hook); }
+    ~HookScope() { dri::detail::set_route_time_hook(nullptr); }
+};
+
+// A schedule short enough that switches happen within a few calls.
+struct QuickSchedule {
+    dri::core::LearnerConfig cfg;
+    QuickSchedule() {
+        cfg.timed_rounds = 2;
+        cfg.explore_share = 0.25;
+        cfg.burst = 2;
+        cfg.window = 2;
+        dri::detail::set_learning_schedule(&cfg);
+    }
+    ~QuickSchedule() { dri::detail::set_learning_schedule(nullptr); }
+};
+
+struct EnvScope {
+    const char* name;
+    EnvScope(const char* n, const char* v) : name(n) { setenv(n, v, 1); }
+    ~EnvScope() { unsetenv(name); }
+};
+
+int agreed_min(int v) {
+    int lo = v;
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, world());
+    return lo;
+}
+int agreed_max(int v) {
+    int hi = v;
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, world());
+    return hi;
+}
+
+// Row blocks into column blocks of an ny x nx matrix of doubles over every
+// process, rings of 3 buffers on each side; frame f holds f * 1e6 + the
+// global index of each cell, checked on arrival.
+class Turn {
+  public:
+    Turn(dri::Index ny, dri::Index nx, dri::Strategy s = dri::Strategy::automatic,
+         std::optional<dri::Learning> mode = {})
+        : nx_(nx), gd_({ny, nx}, dri::Type::float64), group_(world(), all()),
+          send_(gd_, dri::Partition({dri::DimPart::whole(), dri::DimPart::block()}), group_),
+          recv_(gd_, dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}), group_),
+          layout_(dri::Layout::packed(2)), t_("learning") {
+        const dri::BlockInfo sb = send_.block(layout_), rb = recv_.block(layout_);
+        sbuf_.assign(3, std::vector<double>(static_cast<std::size_t>(sb.elements())));
+        rbuf_.assign(3, std::vector<double>(static_cast<std::size_t>(rb.elements())));
+        t_.strategy(s);
+        if (mode) t_.learning(*mode);
+        t_.send(send_, layout_, sbuf_);
+        t_.recv(recv_, layout_, rbuf_);
+    }
+    void commit() { t_.commit(); }
+    dri::Transfer& transfer() { return t_; }
+
+    // One frame, run as `how` says (0: DRI_Do, 1: start + wait, 2: start +
+    // test until done); true when every received cell is right.
+    bool frame(int how) {
+        const int s = t_.current_send_buffer(), r = t_.current_recv_buffer();
+        fill(sbuf_[static_cast<std::size_t>(s)], send_.block(layout_));
+        if (how == 0) {
+            t_.execute();
+        } else {
+            t_.start();
+            if (how == 1)
+                t_.wait();
+            else
+                while (!t_.test()) {
+                }
+        }
+        const bool ok = rbuf_[static_cast<std::size_t>(r)] == expected(recv_.block(layout_));
+        ++frame_;
+        return ok;
+    }
+
+  private:
+    static std::vector<int> all() {
+        std::vector<int> r(static_cast<std::size_t>(world_size()));
+        std::iota(r.begin(), r.end(), 0);
+        return r;
+    }
+    std::vector<double> expected(const dri::BlockInfo& b) const {
+        std::vector<double> v;
+        const dri::Index nx = nx_;
+        for (dri::Index i = 0; i < b.local_extent[0]; ++i)
+            for (dri::Index j = 0; j < b.local_extent[1]; ++j)
+                v.push_back(
+                    static_cast<double>(frame_) * 1e6 +
+                    static_cast<double>((b.owned_first[0] + i) * nx + b.owned_first[1] + j));
+        return v;
+    }
+    // In place: the transfer holds the buffer's address.
+    void fill(std::vector<double>& buf, const dri::BlockInfo& b) const {
+        const std::vector<double> v = expected(b);
+        std::copy(v.begin(), v.end(), buf.begin());
+    }
+
+    dri::Index nx_;
+    dri::GlobalData gd_;
+    dri::Group group_;
+    dri::Distribution send_, recv_;
+    dri::Layout layout_;
+    dri::Transfer t_;
+    std::vector<std::vector<double>> sbuf_, rbuf_;
+    long frame_ = 0;
+};
+
+dri::detail::Strategy internal(dri::Strategy s) {
+    return static_cast<dri::detail::Strategy>(static_cast<int>(s));
+}
+
+// The scratch this process holds while a transfer of the turn is committed
+// with `s` (and learning as `mode`), and the routes it holds.
+dri::Index scratch_of(dri::Strategy s, std::vector<dri::Route>* routes = nullptr) {
+    Turn turn(96, 80, s);
+    const dri::Index before = dri::detail::scratch_bytes_held();
+    turn.commit();
+    const dri::Index held = dri::detail::scratch_bytes_held() - before;
+    if (routes) *routes = turn.transfer().routes();
+    CHECK(turn.frame(0));
+    return held;
+}
+
+} // namespace
+
+TEST_CASE("every route moves exact data, across switches in the middle of a ring") {
+    const QuickSchedule quick;
+    const HookScope scoped;
+    Turn turn(30, 22);
+    turn.commit();
+    const std::vector<dri::Route> routes = turn.transfer().routes();
+    // Alone, no process reads from another: one route.
+    if (world_size() == 1) {
+        CHECK(routes.size() == 1);
+        return;
+    }
+    REQUIRE(routes.size() == 3);
+    // The static rule's choice first: what AUTO runs when it does not learn.
+    Turn fixed(30, 22, dri::Strategy::automatic, dri::Learning::off);
+    fixed.commit();
+    CHECK(routes[0].strategy == fixed.transfer().chosen_strategy());
+    int wrong = 0;
+    std::vector<int> ran(8, 0);
+    for (int n = 0; n < 600; ++n) {
+        // The fastest route changes every 50 calls, on every process alike.
+        fastest_here = internal(routes[static_cast<std::size_t>(n / 50 % 3)].strategy);
+        ++ran[static_cast<std::size_t>(turn.transfer().chosen_strategy())];
+        wrong += turn.frame(n % 3) ? 0 : 1;
+        const int route = static_cast<int>(turn.transfer().chosen_strategy());
+        REQUIRE(agreed_min(route) == agreed_max(route));
+    }
+    CHECK(wrong == 0);
+    const dri::LearningState st = turn.transfer().learning_state();
+    CHECK(st.state == dri::RouteState::settled);
+    CHECK(st.calls == 600);
+    CHECK(st.switches >= 4);
+    CHECK(agreed_min(static_cast<int>(st.switches)) == agreed_max(static_cast<int>(st.switches)));
+    for (const dri::Route& r : routes)
+        CHECK(ran[static_cast<std::size_t>(r.strategy)] > 0);
+}
+
+TEST_CASE("processes that measure different routes fastest still run the same route") {
+    if (world_size() == 1) return;
+    const HookScope scoped;
+    Turn turn(12, 10);
+    turn.commit();
+    const std::vector<dri::Route> routes = turn.transfer().routes();
+    REQUIRE(routes.size() == 3);
+    // Each process sees another route fastest; the slowest process's times
+    // decide, and every process runs the route decided, at every call.
+    fastest_here = internal(routes[static_cast<std::size_t>(world_rank() % 3)].strategy);
+    for (int n = 0; n < 1500; ++n) {
+        CHECK(turn.frame(0));
+        const int route = static_cast<int>(turn.transfer().chosen_strategy());
+        REQUIRE(agreed_min(route) == agreed_max(route));
+    }
+    const dri::LearningState st = turn.transfer().learning_state();
+    CHECK(st.explored <= 0.02 * 1500 + 18);
+    CHECK(agreed_min(static_cast<int>(st.explored)) == agreed_max(static_cast<int>(st.explored)));
+    for (const dri::Route& r : turn.transfer().routes())
+        CHECK(r.seconds > 0);
+}
+
+TEST_CASE("freezing stops exploring at once on every process; resuming follows the fastest again") {
+    if (world_size() == 1) return;
+    const QuickSchedule quick;
+    const HookScope scoped;
+    Turn turn(16, 16);
+    turn.commit();
+    const std::vector<dri::Route> routes = turn.transfer().routes();
+    fastest_here = internal(routes[1].strategy);
+    for (int n = 0; n < 40; ++n)
+        CHECK(turn.frame(n % 3));
+    CHECK(turn.transfer().chosen_strategy() == routes[1].strategy);
+    // Only rank 0 asks to freeze: the processes' requests are joined.
+    turn.transfer().freeze(world_rank() == 0);
+    const dri::LearningState frozen = turn.transfer().learning_state();
+    CHECK(frozen.state == dri::RouteState::frozen);
+    fastest_here = internal(routes[2].strategy);
+    for (int n = 0; n < 400; ++n)
+        CHECK(turn.frame(n % 3));
+    const dri::LearningState after = turn.transfer().learning_state();
+    CHECK(after.explored == frozen.explored);
+    CHECK(after.switches == frozen.switches);
+    CHECK(turn.transfer().chosen_strategy() == routes[1].strategy);
+    turn.transfer().freeze(false);
+    for (int n = 0; n < 400; ++n)
+        CHECK(turn.frame(n % 3));
+    CHECK(turn.transfer().chosen_strategy() == routes[2].strategy);
+    CHECK(turn.transfer().learning_state().switches > frozen.switches);
+}
+
+TEST_CASE("how much AUTO learns: DRI_AUTO_LEARNING, the transfer's setting, the least asked") {
+    if (world_size() == 1) return;
+    const HookScope scoped;
+    {
+        const EnvScope env("DRI_AUTO_LEARNING", "once");
+        Turn turn(12, 12);
+        turn.commit();
+        for (int n = 0; n < 200; ++n)
+            CHECK(turn.frame(0));
+        const dri::LearningState st = turn.transfer().learning_state();
+        CHECK(st.state == dri::RouteState::frozen);
+        CHECK(st.explored < 20);
+    }
+    {
+        const EnvScope env("DRI_AUTO_LEARNING", "off");
+        Turn turn(12, 12);
+        turn.commit();
+        CHECK(turn.transfer().routes().size() == 1);
+        CHECK(turn.frame(0));
+        CHECK(turn.transfer().learning_state().state == dri::RouteState::one);
+    }
+    {
+        // The transfer's setting overrides the environment's.
+        const EnvScope env("DRI_AUTO_LEARNING", "off");
+        Turn turn(12, 12, dri::Strategy::automatic, dri::Learning::on);
+        turn.commit();
+        CHECK(turn.transfer().routes().size() == 3);
+    }
+    {
+        // One process asks for no learning: none learns.
+        std::optional<dri::Learning> mode;
+        if (world_rank() == world_size() - 1) mode = dri::Learning::off;
+        Turn turn(12, 12, dri::Strategy::automatic, mode);
+        turn.commit();
+        CHECK(turn.transfer().routes().size() == 1);
+        CHECK(turn.frame(1));
+    }
+    {
+        // A forced strategy holds its one route.
+        Turn turn(12, 12, dri::Strategy::packed);
+        turn.commit();
+        const std::vector<dri::Route> routes = turn.transfer().routes();
+        REQUIRE(routes.size() == 1);
+        CHECK(routes[0].strategy == dri::Strategy::packed);
+        CHECK(routes[0].seconds == -1);
+        turn.transfer().freeze(true); // nothing to freeze
+        CHECK(turn.transfer().learning_state().state == dri::RouteState::one);
+    }
+}
+
+TEST_CASE("the routes share one scratch arena: as much as the largest needs, within the cap") {
+    if (world_size() == 1) return;
+    std::vector<dri::Route> routes;
+    const dri::Index adaptive = scratch_of(dri::Strategy::automatic, &routes);
+    REQUIRE(routes.size() == 3);
+    dri::Index most = 0, sum = 0, first = 0;
+    for (const dri::Route& r : routes) {
+        const dri::Index alone = scratch_of(r.strategy);
+        if (&r == &routes.front()) first = alone;
+        most = std::max(most, alone);
+        sum += alone;
+    }
+    CAPTURE(sum);
+    CHECK(adaptive == most);
+    // With no memory to spare, AUTO holds only routes that need no more
+    // scratch than the static rule's, on every process.
+    const EnvScope env("DRI_AUTO_MEMORY", "0");
+    std::vector<dri::Route> capped;
+    CHECK(scratch_of(dri::Strategy::automatic, &capped) == first);
+    CHECK(capped.front().strategy == routes.front().strategy);
+    CHECK(agreed_min(static_cast<int>(capped.size())) ==
+          agreed_max(static_cast<int>(capped.size())));
+}
+
+TEST_CASE("the calls of AUTO that learns refuse bad arguments and states") {
+    auto code = [](auto&& f) {
+        try {
+            f();
+        } catch (const dri::Error& e) {
+            return e.code();
+        }
+        return dri::Errc::success;
+    };
+    Turn turn(8, 8);
+    CHECK(code([&] { turn.transfer().freeze(true); }) == dri::Errc::state);
+    CHECK(code([&] { (void)turn.transfer().routes(); }) == dri::Errc::state);
+    CHECK(code([&] { (void)turn.transfer().learning_state(); }) == dri::Errc::state);
+    CHECK(code([&] { turn.transfer().learning(static_cast<dri::Learning>(7)); }) == dri::Errc::arg);
+    turn.commit();
+    CHECK(code([&] { turn.transfer().learning(dri::Learning::off); }) == dri::Errc::state);
+    turn.transfer().start();
+    CHECK(code([&] { turn.transfer().freeze(true); }) == dri::Errc::state);
+    turn.transfer().wait();
+}
