@@ -3,7 +3,7 @@
 #include "core/error.hpp"
 #include "core/spec.hpp"
 
-#include <dri/dri.h>
+#include <dri/dri.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -201,6 +201,8 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
     o.spec.type = "cfloat";
     tools::add_spec_options(app, o.spec, "every rank", "every rank");
     add_bench_options(app, o);
+    app.set_version_flag("--version", "dri-bench (dri) " + dri::version().to_string(),
+                         "print the version of the libdri loaded and exit");
     for (const char* flag : {"--send", "--recv", "--send-order", "--recv-order", "--send-pad",
                              "--recv-pad", "--send-strides", "--recv-strides"})
         app.get_option("--scenario")->excludes(flag);
@@ -238,6 +240,9 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
         }
     } catch (const CLI::CallForHelp& e) {
         if (rank == 0) std::printf("%s", app.help().c_str());
+        return 0;
+    } catch (const CLI::CallForVersion& e) {
+        if (rank == 0) std::printf("%s\n", e.what());
         return 0;
     } catch (const CLI::ParseError& e) {
         if (rank == 0)

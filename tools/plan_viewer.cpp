@@ -24,6 +24,8 @@
 #include "plan_svg.hpp"
 #include "spec_options.hpp"
 
+#include <dri/version.h>
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -248,6 +250,8 @@ void print_pair(const Side& send, const Side& recv, bool show_regions, int per_n
 
 int main(int argc, char** argv) {
     CLI::App app("dri-plan: shows what a reorganization does, without MPI", "dri-plan");
+    app.set_version_flag("--version", "dri-plan (dri) " DRI_VERSION_STRING,
+                         "print the version of dri it was built with and exit");
     dri::tools::SpecOptions o;
     dri::tools::add_spec_options(app, o, "2", "as many as senders");
     app.get_option("--shape")->required();
@@ -308,6 +312,8 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         std::cerr << "dri-plan: " << e.what() << "\nRun with --help for the options.\n";

@@ -2,13 +2,15 @@
 # The full test suite: installs what is missing, builds (printing which
 # optional components were found and what is left out without each), runs
 # every ctest test in a Release build (the docs test runs every command of
-# README.md and docs/*.md), the 2.5 GiB large-count test when the memory is
-# there, MPI tests through the MPI-3 code paths in a build with every
-# optional component hidden, the Open MPI build when libopenmpi-dev is
-# installed, the unit and MPI tests (the lifetime state machine included)
-# again under AddressSanitizer and UndefinedBehaviorSanitizer, the
-# thread-contract test under ThreadSanitizer, the Doxygen reference and 60 s
-# of fuzzing.
+# README.md and docs/*.md), libdri's ABI against its baseline in abi/
+# (tools/abi_check.sh), the Debian packages (tools/package.sh, lintian)
+# installed into a scratch root and used, the 2.5 GiB large-count test when
+# the memory is there, MPI tests through the MPI-3 code paths in a build
+# with every optional component hidden, the Open MPI build when
+# libopenmpi-dev is installed, the unit and MPI tests (the lifetime state
+# machine included) again under AddressSanitizer and
+# UndefinedBehaviorSanitizer, the thread-contract test under
+# ThreadSanitizer, the Doxygen reference and 60 s of fuzzing.
 # Exits non-zero on any failure.
 set -euo pipefail
 root=$(cd -P "$(dirname "$0")/.." && pwd)
@@ -23,6 +25,24 @@ stage "Release build and tests"
 # on simulated nodes, which that stage leaves out.
 (cd "$root/build" && ctest --output-on-failure -j 2 --timeout 900 -LE large \
   -E '^test_lifetime_mpi\.[0-9]+$')
+
+# libdri's ABI against the baseline in abi/ (docs/release.md): an
+# incompatible change fails unless the major version and the SONAME change
+# with it; additions pass and are listed.
+if command -v abidw >/dev/null && command -v abidiff >/dev/null; then
+  stage "ABI of libdri against abi/ (libabigail)"
+  "$root/tools/abi_check.sh" "$root/build"
+else
+  stage "SKIPPED the ABI check: abidw/abidiff are not installed (Debian package abigail-tools)"
+fi
+
+# Debian packages from the Release build (configured for /usr while they are
+# made, then back; nothing recompiled): lintian's errors fail, its warnings
+# are listed; then installed into a scratch root (dpkg-deb -x, the system
+# untouched), where the consumer builds and runs and python3 imports dri.
+stage "Debian packages (tools/package.sh, lintian), installed into a scratch root and used"
+"$root/tools/package.sh" "$root/build" "$root/build/packages"
+"$root/tests/package/run.sh" "$root/build/packages"
 
 # The 2.5 GiB message (issue 6) needs about 7.5 GiB: run it only when the
 # machine has that much to spare, and say so when it does not.

@@ -20,6 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* DRI_VERSION_MAJOR, _MINOR, _PATCH and DRI_VERSION_STRING: the version of
+ * these headers, generated from the build's one version number. */
+#include <dri/version.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -30,9 +34,6 @@ extern "C" {
 #else
 #define DRI_API
 #endif
-
-#define DRI_VERSION_MAJOR 0
-#define DRI_VERSION_MINOR 1
 
 /* ---- error codes ------------------------------------------------------- */
 #define DRI_SUCCESS 0
@@ -154,6 +155,10 @@ typedef struct DRI_Transfer_s* DRI_Transfer;
 DRI_API int DRI_Init(void);     /**< after MPI_Init */
 DRI_API int DRI_Finalize(void); /**< before MPI_Finalize; frees every object still alive */
 DRI_API int DRI_Initialized(int* flag);
+/** The version of the libdri loaded (DRI_VERSION_* give the headers'), as
+ * MPI_Get_version: local, valid before DRI_Init and after DRI_Finalize.
+ * DRI_ERR_NULL when a pointer is NULL. */
+DRI_API int DRI_Get_version(int* major, int* minor, int* patch);
 /** Description of an error code (static string, never NULL). */
 DRI_API const char* DRI_Error_string(int code);
 /** Detailed message of the calling thread's last failed call ("" if none). */

@@ -9,6 +9,7 @@
 
 #include "dri.h"
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -567,6 +568,28 @@ Transfer corner_turn(MPI_Comm comm, Index nrows, Index ncols, Type type, SendBuf
 DRI_API void commit(MPI_Comm comm, std::span<Transfer* const> transfers);
 inline void commit(MPI_Comm comm, std::initializer_list<Transfer*> transfers) {
     commit(comm, std::span<Transfer* const>(transfers.begin(), transfers.size()));
+}
+
+/// A version of dri, major.minor.patch: the ABI of libdri.so.N, N the major, only grows
+/// within a major version (docs/release.md).
+struct Version {
+    int major = 0; ///< the major version, N in libdri.so.N
+    int minor = 0; ///< new functions, compatible with the same major's older minors
+    int patch = 0; ///< fixes only
+    /// Compares major, then minor, then patch.
+    friend auto operator<=>(const Version&, const Version&) = default;
+    /// "major.minor.patch"
+    std::string to_string() const {
+        return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+    }
+};
+
+/// The version of the libdri loaded (DRI_Get_version); DRI_VERSION_MAJOR,
+/// _MINOR and _PATCH give the headers'. Local; valid before init() too.
+inline Version version() {
+    Version v;
+    DRI_Get_version(&v.major, &v.minor, &v.patch);
+    return v;
 }
 
 /// The copy kernels' parameters in use and how they were chosen, one line

@@ -46,7 +46,8 @@ from ._boxes import box_views  # noqa: E402
 from ._pencil import (  # noqa: E402
     grid_group, pencil_distribution, pencil_group, pencil_partition)
 
-#: The version of the dri library this module is built with (libdri's).
+#: The version of the libdri this module loaded (DRI_Get_version): the one
+#: number of CMake's project(), "major.minor.patch".
 __version__ = _dri.__version__
 
 

@@ -1,5 +1,6 @@
 // Built against an installed dri (find_package or pkg-config): a corner turn
-// of a 64 x 48 matrix over all ranks, every element checked.
+// of a 64 x 48 matrix over all ranks, every element checked, and the
+// installed headers' version (dri/version.h) the same as the library's.
 #include <dri/dri.hpp>
 
 #include <mpi.h>
@@ -36,7 +37,12 @@ int main(int argc, char** argv) {
                 wrong += r[0][j * n + i] != static_cast<double>(i * 1000 + rb.owned_first[1] + j);
     }
     MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) std::printf("consumer corner turn: %s\n", wrong ? "WRONG" : "verified");
+    const dri::Version headers{DRI_VERSION_MAJOR, DRI_VERSION_MINOR, DRI_VERSION_PATCH};
+    if (dri::version() != headers) wrong = 1;
+    if (rank == 0)
+        std::printf("consumer corner turn, dri %s (headers %s): %s\n",
+                    dri::version().to_string().c_str(), DRI_VERSION_STRING,
+                    wrong ? "WRONG" : "verified");
     MPI_Finalize();
     return wrong ? 1 : 0;
 }

@@ -42,6 +42,18 @@ int DRI_Initialized(int* flag) {
     });
 }
 
+int DRI_Get_version(int* major, int* minor, int* patch) {
+    return api([&] {
+        need_ptr(major, "major");
+        need_ptr(minor, "minor");
+        need_ptr(patch, "patch");
+        // The numbers this library was built with (dri/version.h, from CMake).
+        *major = DRI_VERSION_MAJOR;
+        *minor = DRI_VERSION_MINOR;
+        *patch = DRI_VERSION_PATCH;
+    });
+}
+
 const char* DRI_Error_string(int code) {
     return core::errc_description(static_cast<core::Errc>(code));
 }
