@@ -73,24 +73,17 @@ void RouteLearner::agreed(std::span<const double> reduced) {
         end_recheck(reduced);
         return;
     }
-    double first = -1;
     for (int k = 0; k < cfg_.routes; ++k) {
         const auto u = static_cast<std::size_t>(k);
-        if (!active_[u]) continue;
-        if (round_ >= cfg_.warmup_rounds) rounds_[u].push_back(reduced[u]);
-        if (first < 0 || reduced[u] < first) first = reduced[u];
+        if (active_[u] && round_ >= cfg_.warmup_rounds) rounds_[u].push_back(reduced[u]);
     }
-    if (round_ + 1 == cfg_.warmup_rounds) {
-        // A route 4 times slower than another at first touch is far behind
-        // (a datatype engine can be 20 times slower than packing): it is
-        // dropped for good rather than let eat the first calls.
-        for (int k = 0; k < cfg_.routes; ++k)
-            if (reduced[static_cast<std::size_t>(k)] > 4 * first)
-                active_[static_cast<std::size_t>(k)] = false;
-    } else if (round_ >= cfg_.warmup_rounds) {
-        // A route whose fastest round is 1.5 times the best median cannot
-        // win (noise only adds time): it leaves the race, and is re-checked
-        // later less often.
+    // A route whose fastest timed round is 1.5 times the best median cannot
+    // win (noise only adds time): it leaves the race, and is re-checked
+    // later less often. Only from the third timed round on: a route's first
+    // calls can be slow for reasons that pass (first touch, a collective's
+    // first schedule, a burst of another job), and one sample of a
+    // heavy-tailed route must not drop it.
+    if (round_ + 1 >= cfg_.warmup_rounds + min_rounds_to_prune) {
         double best = -1;
         for (int k = 0; k < cfg_.routes; ++k) {
             const auto u = static_cast<std::size_t>(k);
@@ -139,8 +132,7 @@ void RouteLearner::end_learning() {
     current_ = best_by_median();
     next_ = current_;
     phase_ = RouteReport::Phase::settled;
-    // Routes the first touch found far behind are never re-checked;
-    // routes that left the race later wait their back-off.
+    // Routes that left the race wait their back-off before a re-check.
     for (int k = 0; k < cfg_.routes; ++k) {
         const auto u = static_cast<std::size_t>(k);
         if (active_[u] || backoff_[u] != cfg_.max_backoff) continue;

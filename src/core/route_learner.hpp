@@ -82,6 +82,7 @@ class RouteLearner {
     int best_by_median() const;
     void wait_turns(std::size_t k);
 
+    static constexpr int min_rounds_to_prune = 3;
     LearnerConfig cfg_;
     RouteReport::Phase phase_ = RouteReport::Phase::single;
     bool frozen_ = false;
