@@ -92,9 +92,13 @@ std::vector<Timings> measure(std::vector<Method>& methods, const Problem& pb, Ri
     for (int rep = 0; rep < o.reps; ++rep) {
         if (o.progress && pb.rank == 0 && o.reps >= 10 && rep % (o.reps / 5) == 0)
             std::fprintf(stderr, "dri-bench: rep %d/%d\n", rep, o.reps);
-        for (std::size_t i = 0; i < methods.size(); ++i)
+        const std::size_t n = methods.size(),
+                          first = o.rotate ? static_cast<std::size_t>(rep) % n : 0;
+        for (std::size_t j = 0; j < n; ++j) {
+            const std::size_t i = (first + j) % n;
             out[i].reps.push_back(
                 timed_call(drivers[i], pb.comm, trace.on() ? &trace : nullptr, rep));
+        }
     }
     return out;
 }

@@ -118,6 +118,10 @@ void add_bench_options(CLI::App& app, Options& o) {
         ->check(CLI::Range(0, 1000000000))
         ->capture_default_str()
         ->group(run);
+    app.add_flag("--rotate", o.rotate,
+                 "each rep starts one method later than the rep before, so that no method always "
+                 "runs right after the same other (whose caches it would find warm or cold)")
+        ->group(run);
     app.add_option("--buffers", o.buffers, "buffers per ring, cycled as in real use")
         ->check(CLI::Range(1, 64))
         ->capture_default_str()

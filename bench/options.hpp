@@ -26,6 +26,7 @@ struct Options {
     std::string json, csv;
     std::string trace;           // --trace: every timed rep per rank, as CSV (trace.hpp)
     bool count_messages = false; // one more call per method with the PMPI counter on
+    bool rotate = false;         // --rotate: each rep starts one method later
     // --scenario pipeline and pipeline_turn (pipeline.hpp): the piece counts
     // timed, the kernel's passes per element ("auto": about the transfer's
     // time) and the frames of each back-to-back rep (0: not measured).

@@ -2,7 +2,8 @@
 """The run-length sweep behind AUTO's routes (docs/concepts.md, "How AUTO routes").
 
 Runs dri-bench once per row, every method of the row in the same run, heap
-buffers, and prints per row each method's median, the route AUTO ran at the
+buffers, each rep starting one method later (--rotate: no method always
+inherits the same other's caches), and prints per row each method's median, the route AUTO ran at the
 end (AUTO learns: docs/api.md, "AUTO that learns") with its switches, AUTO
 over the best other dri strategy (by medians, then by minimums) and AUTO
 over MPI_Alltoallw with subarray types (medians); then how many rows kept
@@ -69,7 +70,7 @@ def run_one(args, flags):
         out = os.path.join(tmp, "row.json")
         cmd = shlex.split(args.mpiexec) + [args.bench] + flags + [
             "--memory", "heap", "--strategies", ",".join(STRATEGIES), "--methods", methods,
-            "--reps", str(args.reps), "--warmup", str(args.warmup), "--json", out]
+            "--reps", str(args.reps), "--warmup", str(args.warmup), "--rotate", "--json", out]
         print("+", " ".join(shlex.quote(c) for c in cmd), file=sys.stderr, flush=True)
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         with open(out, encoding="utf-8") as f:

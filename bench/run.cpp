@@ -58,7 +58,7 @@ RunResult run_once(const Options& o, const tools::SpecOptions& spec, MPI_Comm co
         add_scalapack_method(cat, pb, rings);
         add_memcpy_bound(cat, pb, rings);
     }
-    const MeasureOptions mo{o.reps, o.warmup, o.sweep == "none", o.trace};
+    const MeasureOptions mo{o.reps, o.warmup, o.sweep == "none", o.trace, o.rotate};
     const std::vector<Timings> t = measure(cat.methods, pb, rings, mo);
     RunResult r =
         summarise(o.scenario.empty() ? "custom" : o.scenario, pb, env, cat.methods, t, cat.skipped);
