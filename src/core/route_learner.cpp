@@ -40,12 +40,14 @@ void RouteLearner::record(double seconds) {
     if (phase_ == RouteReport::Phase::single || frozen_) return;
     if (phase_ == RouteReport::Phase::learning) {
         ++report_.explored;
-        local_[static_cast<std::size_t>(next_)] = seconds;
+        ++learning_calls_;
+        if (round_ >= cfg_.warmup_rounds) mine_[static_cast<std::size_t>(next_)].push_back(seconds);
         queue_.erase(queue_.begin());
-        if (queue_.empty())
-            due_ = true;
-        else
+        if (!queue_.empty()) {
             next_ = queue_.front();
+            return;
+        }
+        end_round();
         return;
     }
     if (rechecking_ < 0) {
@@ -66,6 +68,25 @@ void RouteLearner::record(double seconds) {
     due_ = true;
 }
 
+// The end of a learning round. The processes agree (each its own median of
+// each route's timed calls so far, the slowest process's counting) where a
+// decision follows: from the third timed round on, when a route may leave
+// the race, and at the end. Other rounds follow one another without talking.
+void RouteLearner::end_round() {
+    ++round_;
+    const bool last = round_ >= cfg_.warmup_rounds + cfg_.timed_rounds;
+    if (!last && round_ < cfg_.warmup_rounds + min_rounds_to_prune) {
+        start_round();
+        return;
+    }
+    local_.fill(-1);
+    for (int k = 0; k < cfg_.routes; ++k) {
+        const auto u = static_cast<std::size_t>(k);
+        if (active_[u]) local_[u] = median_of(mine_[u]);
+    }
+    due_ = true;
+}
+
 void RouteLearner::agreed(std::span<const double> reduced) {
     due_ = false;
     ++report_.decisions;
@@ -73,37 +94,27 @@ void RouteLearner::agreed(std::span<const double> reduced) {
         end_recheck(reduced);
         return;
     }
+    double best = -1;
     for (int k = 0; k < cfg_.routes; ++k) {
         const auto u = static_cast<std::size_t>(k);
-        if (active_[u] && round_ >= cfg_.warmup_rounds) rounds_[u].push_back(reduced[u]);
+        if (!active_[u]) continue;
+        agreed_[u] = reduced[u];
+        report_.seconds[u] = reduced[u];
+        if (reduced[u] >= 0 && (best < 0 || reduced[u] < best)) best = reduced[u];
     }
-    // A route whose fastest timed round is 1.5 times the best median cannot
-    // win (noise only adds time): it leaves the race, and is re-checked
-    // later less often. Only from the third timed round on: a route's first
-    // calls can be slow for reasons that pass (first touch, a collective's
-    // first schedule, a burst of another job), and one sample of a
-    // heavy-tailed route must not drop it.
-    if (round_ + 1 >= cfg_.warmup_rounds + min_rounds_to_prune) {
-        double best = -1;
-        for (int k = 0; k < cfg_.routes; ++k) {
-            const auto u = static_cast<std::size_t>(k);
-            const double m = active_[u] ? median_of(rounds_[u]) : -1;
-            if (m >= 0 && (best < 0 || m < best)) best = m;
-        }
-        for (int k = 0; k < cfg_.routes; ++k) {
-            const auto u = static_cast<std::size_t>(k);
-            if (active_[u] &&
-                *std::min_element(rounds_[u].begin(), rounds_[u].end()) > 1.5 * best) {
-                active_[u] = false;
-                backoff_[u] = cfg_.max_backoff;
-            }
-        }
-    }
+    // A route 1.5 times slower than the best, by the slowest process's
+    // median over three timed rounds or more, cannot win (noise only adds
+    // time): it leaves the race, and is re-checked later less often. A
+    // route's first calls can be slow for reasons that pass (first touch, a
+    // collective's first schedule, another job's burst): medians over
+    // three calls keep one such call from dropping it.
     for (int k = 0; k < cfg_.routes; ++k) {
         const auto u = static_cast<std::size_t>(k);
-        if (!rounds_[u].empty()) report_.seconds[u] = median_of(rounds_[u]);
+        if (active_[u] && best > 0 && agreed_[u] > 1.5 * best) {
+            active_[u] = false;
+            backoff_[u] = cfg_.max_backoff;
+        }
     }
-    ++round_;
     const auto racing = std::count(active_.begin(), active_.end(), true);
     if (round_ >= cfg_.warmup_rounds + cfg_.timed_rounds || racing <= 1)
         end_learning();
@@ -111,20 +122,19 @@ void RouteLearner::agreed(std::span<const double> reduced) {
         start_round();
 }
 
-// The route of lowest median over the timed rounds; the static rule's
-// choice (route 0) unless another beats it by the margin.
+// The route of lowest agreed median over the timed rounds; the static
+// rule's choice (route 0) unless another beats it by the margin.
 int RouteLearner::best_by_median() const {
     int best = -1;
-    double best_m = -1;
     for (int k = 0; k < cfg_.routes; ++k) {
         const auto u = static_cast<std::size_t>(k);
-        const double m = median_of(rounds_[u]);
-        if (!active_[u] || m < 0) continue;
-        if (best < 0 || m < best_m) best = k, best_m = m;
+        if (!active_[u] || agreed_[u] < 0) continue;
+        if (best < 0 || agreed_[u] < agreed_[static_cast<std::size_t>(best)]) best = k;
     }
     if (best < 0) return 0;
-    const double m0 = median_of(rounds_[0]);
-    if (active_[0] && m0 >= 0 && best_m >= (1 - cfg_.margin) * m0) return 0;
+    if (active_[0] && agreed_[0] >= 0 &&
+        agreed_[static_cast<std::size_t>(best)] >= (1 - cfg_.margin) * agreed_[0])
+        return 0;
     return best;
 }
 
@@ -152,13 +162,15 @@ void RouteLearner::wait_turns(std::size_t k) {
 // After a call of the current route: whether the next call starts
 // re-checking another. Only when the latest calls of the current route
 // fill the window (so there is something recent to compare with), when the
-// burst keeps the explored calls within their share, and when a route's
+// burst keeps the re-checks within their share of the calls since learning
+// ended, and when a route's
 // back-off has run out; turns go round the routes.
 void RouteLearner::schedule() {
     next_ = current_;
     if (frozen_ || window_.size() < static_cast<std::size_t>(cfg_.window)) return;
-    const double after = static_cast<double>(report_.calls + cfg_.burst);
-    if (static_cast<double>(report_.explored + cfg_.burst) > cfg_.explore_share * after) return;
+    const double after = static_cast<double>(report_.calls - learning_calls_ + cfg_.burst);
+    const auto rechecks = static_cast<double>(report_.explored - learning_calls_ + cfg_.burst);
+    if (rechecks > cfg_.explore_share * after) return;
     for (int i = 0; i < cfg_.routes; ++i) {
         const int k = (turn_ + i) % cfg_.routes;
         const auto u = static_cast<std::size_t>(k);

@@ -31,7 +31,7 @@ struct LearnerConfig {
     Learning mode = Learning::on;
     int warmup_rounds = 1;       // untimed: first touch, connections
     int timed_rounds = 5;        // rounds whose median decides
-    double explore_share = 0.02; // re-checks keep explored calls at most this share of calls
+    double explore_share = 0.02; // re-checks: at most this share of the calls after learning
     int burst = 3;               // consecutive calls of the route being re-checked
     int window = 8;              // the current route's latest calls a re-check compares with
     double margin = 0.03;        // a route replaces the current one when this much faster
@@ -76,6 +76,7 @@ class RouteLearner {
 
   private:
     void start_round();
+    void end_round();
     void end_learning();
     void schedule();
     void end_recheck(std::span<const double> reduced);
@@ -93,7 +94,11 @@ class RouteLearner {
     int round_ = 0;
     std::array<bool, max_routes> active_{};
     std::vector<int> queue_; // routes of this stage still to run, the next first
-    std::array<std::vector<double>, max_routes> rounds_;
+    // Each route's timed calls on this process, and the last agreement on
+    // them: the slowest process's median (-1: none yet).
+    std::array<std::vector<double>, max_routes> mine_;
+    std::array<double, max_routes> agreed_{-1, -1, -1};
+    std::int64_t learning_calls_ = 0;
     // Settled: the current route's latest local times (a ring), the route
     // being re-checked (-1: none) and its burst's local times, whose turn
     // is next, each route's back-off (in re-check intervals) and the call
