@@ -60,7 +60,8 @@ def test_routes_and_counters(comm):
     state = t.learning_state()
     assert state["state"] == dri.RouteState.SETTLED
     assert state["calls"] == 60
-    assert 0 < state["explored"] <= 18
+    # The first calls (18), and at most one re-check of each other route.
+    assert 0 < state["explored"] <= 24
     assert t.chosen_strategy in [s for s, _ in t.routes()]
     # The times behind the last decision are the same on every rank.
     times = [seconds for _, seconds in t.routes()]

@@ -163,24 +163,27 @@ void RouteLearner::wait_turns(std::size_t k) {
 // re-checking another. Only when the latest calls of the current route
 // fill the window (so there is something recent to compare with), when the
 // burst keeps the re-checks within their share of the calls since learning
-// ended, and when a route's
-// back-off has run out; turns go round the routes.
+// ended (plus `early_rechecks` bursts right after it: the learning saw a
+// few calls only, and a machine that changed since should not cost a
+// thousand calls), and when a route's back-off has run out. The route
+// whose last agreed time is lowest goes first: it is the likeliest to win.
 void RouteLearner::schedule() {
     next_ = current_;
     if (frozen_ || window_.size() < static_cast<std::size_t>(cfg_.window)) return;
     const double after = static_cast<double>(report_.calls - learning_calls_ + cfg_.burst);
     const auto rechecks = static_cast<double>(report_.explored - learning_calls_ + cfg_.burst);
-    if (rechecks > cfg_.explore_share * after) return;
-    for (int i = 0; i < cfg_.routes; ++i) {
-        const int k = (turn_ + i) % cfg_.routes;
+    if (rechecks > cfg_.explore_share * after + cfg_.early_rechecks * cfg_.burst) return;
+    int pick = -1;
+    for (int k = 0; k < cfg_.routes; ++k) {
         const auto u = static_cast<std::size_t>(k);
         if (k == current_ || !active_[u] || report_.calls < not_before_[u]) continue;
-        turn_ = k + 1;
-        rechecking_ = k;
-        burst_.clear();
-        next_ = k;
-        return;
+        const double t = report_.seconds[u];
+        if (pick < 0 || t < report_.seconds[static_cast<std::size_t>(pick)]) pick = k;
     }
+    if (pick < 0) return;
+    rechecking_ = pick;
+    burst_.clear();
+    next_ = pick;
 }
 
 void RouteLearner::end_recheck(std::span<const double> reduced) {
@@ -191,10 +194,9 @@ void RouteLearner::end_recheck(std::span<const double> reduced) {
     rechecking_ = -1;
     burst_.clear();
     if (reduced[j] < (1 - cfg_.margin) * reduced[c]) {
-        // The old route gets the next turn: were the burst a fluke, the
-        // next re-check takes the switch back.
+        // Every route may be re-checked again at once (the old one among
+        // them, were the burst a fluke).
         ++report_.switches;
-        turn_ = current_;
         current_ = static_cast<int>(j);
         backoff_.fill(1);
         not_before_.fill(0);

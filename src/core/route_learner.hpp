@@ -31,7 +31,8 @@ struct LearnerConfig {
     Learning mode = Learning::on;
     int warmup_rounds = 1;       // untimed: first touch, connections
     int timed_rounds = 5;        // rounds whose median decides
-    double explore_share = 0.02; // re-checks: at most this share of the calls after learning
+    double explore_share = 0.02; // re-checks: at most this share of the calls after learning,
+    int early_rechecks = 3;      // plus this many bursts right after it
     int burst = 3;               // consecutive calls of the route being re-checked
     int window = 8;              // the current route's latest calls a re-check compares with
     double margin = 0.03;        // a route replaces the current one when this much faster
@@ -100,14 +101,13 @@ class RouteLearner {
     std::array<double, max_routes> agreed_{-1, -1, -1};
     std::int64_t learning_calls_ = 0;
     // Settled: the current route's latest local times (a ring), the route
-    // being re-checked (-1: none) and its burst's local times, whose turn
-    // is next, each route's back-off (in re-check intervals) and the call
-    // before which it is not re-checked.
+    // being re-checked (-1: none) and its burst's local times, each route's
+    // back-off (in re-check intervals) and the call before which it is not
+    // re-checked.
     std::vector<double> window_;
     std::size_t window_at_ = 0;
     int rechecking_ = -1;
     std::vector<double> burst_;
-    int turn_ = 0;
     std::array<int, max_routes> backoff_{1, 1, 1};
     std::array<std::int64_t, max_routes> not_before_{};
     bool due_ = false;
