@@ -1,7 +1,6 @@
 #include "core/route_learner.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace dri::core {
 
@@ -214,10 +213,9 @@ void RouteLearner::freeze(bool on) {
     if (phase_ == RouteReport::Phase::single || on == frozen_) return;
     frozen_ = on;
     if (on) {
-        if (phase_ == RouteReport::Phase::learning) {
-            current_ = best_by_median();
-            phase_ = RouteReport::Phase::settled;
-        }
+        // Frozen while learning: the learning ends here, as it would have
+        // (the routes that left the race come back for when it resumes).
+        if (phase_ == RouteReport::Phase::learning) end_learning();
         rechecking_ = -1;
         burst_.clear();
         next_ = current_;
