@@ -60,8 +60,9 @@ def test_routes_and_counters(comm):
     state = t.learning_state()
     assert state["state"] == dri.RouteState.SETTLED
     assert state["calls"] == 60
-    # The first calls (18), and at most one re-check of each other route.
-    assert 0 < state["explored"] <= 24
+    # The first calls (18), and the three re-checks allowed right after them
+    # (each other route once, a switched-from route once more).
+    assert 0 < state["explored"] <= 27
     assert t.chosen_strategy in [s for s, _ in t.routes()]
     # The times behind the last decision are the same on every rank.
     times = [seconds for _, seconds in t.routes()]
