@@ -30,7 +30,6 @@ void RouteLearner::start_round() {
         const int k = (i + round_) % cfg_.routes;
         if (active_[static_cast<std::size_t>(k)]) queue_.push_back(k);
     }
-    local_.fill(-1);
     next_ = queue_.front();
 }
 
