@@ -116,10 +116,11 @@ void join_family(const TransferImpl& forward, TransferImpl& reverse) {
 // single copy's readers answer their senders only as they copy), so freeing
 // the requests instead would leave it hanging. So send pieces still
 // unmarked are marked first: their bytes, whatever they hold, go to their
-// receivers, who would otherwise wait for them forever. If completing
-// fails in MPI, the reorganization is abandoned.
+// receivers, who would otherwise wait for them forever. A reorganization a
+// piece call completed already is not completed twice. If completing fails
+// in MPI, the reorganization is abandoned.
 void TransferImpl::release() noexcept {
-    if (exec && in_flight && failed.empty() && mpi_alive()) {
+    if (exec && in_flight && !frame_done && failed.empty() && mpi_alive()) {
         try {
             for (int k = 0; marked && send && k < send->piece_count; ++k)
                 if (!marked[static_cast<std::size_t>(k)].exchange(true)) exec->piece_ready(k);
@@ -137,6 +138,7 @@ void TransferImpl::release() noexcept {
     sides.reset();
     committed = false;
     in_flight = false;
+    frame_done = false;
     std::lock_guard<std::mutex> lock(family->mutex);
     busy_send = busy_recv = {};
 }
