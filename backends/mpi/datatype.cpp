@@ -67,6 +67,7 @@ struct Builder {
     }
 
     Temp hvector(Index count, Index stride, MPI_Datatype old) const {
+        if (stride == -1 && count > 1) return back_by_one_byte(count, old);
         MPI_Datatype t;
 #if DRI_MPI_LARGE_COUNT
         if (native) {
@@ -88,6 +89,19 @@ struct Builder {
         return structure(
             {0, core::checked_mul(core::checked_mul(chunks, INT_MAX, "offset"), stride, "offset")},
             {all_chunks.t, tail.t});
+    }
+
+    // `count` copies of `old`, each one byte before the last: a stride of
+    // -1 byte, which Open MPI 4.1 takes for the old type's extent (its
+    // internal marker for "the extent of the type added"), so it sent
+    // contiguous bytes instead of a reversed run. The same type map is built
+    // from pairs (at 0 and -1, joined by a struct) two bytes apart, and the
+    // odd last copy after them.
+    Temp back_by_one_byte(Index count, MPI_Datatype old) const {
+        const Temp pair = structure({0, -1}, {old, old});
+        Temp pairs = hvector(count / 2, -2, pair.t);
+        if (count % 2 == 0) return pairs;
+        return structure({0, 1 - count}, {pairs.t, old});
     }
 
     Temp contiguous(Index count, MPI_Datatype old) const {
