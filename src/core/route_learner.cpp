@@ -224,6 +224,21 @@ void RouteLearner::freeze(bool on) {
     schedule();
 }
 
+void RouteLearner::seed(int current, std::span<const double> seconds) {
+    if (phase_ != RouteReport::Phase::learning || report_.calls > 0) return;
+    if (current < 0 || current >= cfg_.routes) return;
+    phase_ = RouteReport::Phase::settled;
+    report_.seeded = true;
+    queue_.clear();
+    current_ = next_ = current;
+    for (int k = 0; k < cfg_.routes; ++k) {
+        const auto u = static_cast<std::size_t>(k);
+        active_[u] = true;
+        agreed_[u] = report_.seconds[u] = u < seconds.size() ? seconds[u] : -1;
+    }
+    if (cfg_.mode == Learning::once) frozen_ = true;
+}
+
 RouteReport RouteLearner::report() const {
     RouteReport r = report_;
     r.phase = frozen_ ? RouteReport::Phase::frozen : phase_;

@@ -52,6 +52,7 @@ struct RouteReport {
     std::int64_t explored = 0;  // of those, spent learning or re-checking
     std::int64_t switches = 0;  // changes of route after learning
     std::int64_t decisions = 0; // agreements applied
+    bool seeded = false;        // started from a learned file (seed())
 };
 
 class RouteLearner {
@@ -73,6 +74,12 @@ class RouteLearner {
     // it collective): stop exploring and keep the best route so far, or
     // resume.
     void freeze(bool on);
+    // Before the first call, on every process alike: start as if learning
+    // had just ended on `current`, with these agreed times (a learned file's,
+    // core/learned_routes.hpp). The re-checks right after learning then
+    // time each other route once, so a machine that changed since the file
+    // was written costs a few calls, not the learning's.
+    void seed(int current, std::span<const double> seconds);
     RouteReport report() const;
 
   private:

@@ -232,3 +232,42 @@ TEST_CASE("learning once freezes after the first calls") {
     CHECK(p[0].report().explored == learning_calls);
     CHECK(std::count(ran.begin() + learning_calls, ran.end(), 1) == 5000 - learning_calls);
 }
+
+TEST_CASE("a seeded learner skips learning, and its first re-checks correct a stale seed") {
+    const std::vector<double> seconds{2, 1, 3};
+    // The seed is right: route 1 runs from the first call; each other route
+    // is re-checked once, in a burst of three, and nothing changes.
+    auto p = learners(2, 3);
+    for (RouteLearner& l : p)
+        l.seed(1, seconds);
+    CHECK(p[0].report().seeded);
+    CHECK(p[0].report().phase == RouteReport::Phase::settled);
+    CHECK(p[0].report().seconds[2] == 3);
+    std::vector<int> ran = drive(p, 200, fixed({2, 1, 3}));
+    CHECK(ran.front() == 1);
+    CHECK(p[0].report().explored == 6);
+    CHECK(p[0].report().switches == 0);
+    CHECK(std::count(ran.begin(), ran.end(), 1) == 194);
+    // The machine changed since: route 2 is fastest now; the first
+    // re-checks find it within a few dozen calls, not after a learning.
+    auto q = learners(2, 3);
+    for (RouteLearner& l : q)
+        l.seed(1, seconds);
+    ran = drive(q, 60, fixed({2, 1, 0.5}));
+    CHECK(q[0].report().switches == 1);
+    CHECK(ran.back() == 2);
+    // Learning once: the seed is frozen at once.
+    auto r = learners(1, 3, Learning::once);
+    r[0].seed(2, seconds);
+    ran = drive(r, 100, fixed({1, 1, 3}));
+    CHECK(r[0].report().phase == RouteReport::Phase::frozen);
+    CHECK(std::count(ran.begin(), ran.end(), 2) == 100);
+    // A seed after the first call, or of a route not held, changes nothing.
+    auto s = learners(1, 3);
+    drive(s, 1, fixed({1, 1, 1}));
+    s[0].seed(1, seconds);
+    CHECK_FALSE(s[0].report().seeded);
+    auto u = learners(1, 2);
+    u[0].seed(2, seconds);
+    CHECK(u[0].report().phase == RouteReport::Phase::learning);
+}
