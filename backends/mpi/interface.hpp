@@ -87,6 +87,14 @@ struct LearningReport {
     core::RouteReport report;
 };
 LearningReport learning_report(const TransferImpl& t);
+// A learned file (learned_file.hpp; docs/api.md, "A learned file"). Before
+// commit, local: the file this process asks the transfer to start from
+// (null: none, whatever DRI_AUTO_LEARNED says).
+void set_learned_file(TransferImpl& t, const char* path);
+// Committed, between reorganizations; collective over the transfer's parent
+// communicator (as its commit is): writes what its adaptive pairs learned to
+// `path` (the first process's path counts).
+void save_learned(TransferImpl& t, const char* path);
 // Before commit, on a process with a receiving role: elements arriving there
 // are combined into its cells with `op` (REPLACE: stored, the default).
 void set_combine(TransferImpl& t, core::CombineOp op);

@@ -108,6 +108,10 @@ struct TransferImpl {
     // several routes (owned by exec).
     std::optional<core::Learning> learning;
     std::vector<AdaptiveExecutor*> learners;
+    // The learned file an adaptive transfer starts from
+    // (DRI_Transfer_set_learned_file; "" for none; unset: the environment's
+    // DRI_AUTO_LEARNED).
+    std::optional<std::string> learned_file;
     // The DRI_Alloc_mem allocations the rings lie in, kept from being freed
     // while the transfer is committed, whatever its strategy.
     std::vector<SharedBlock*> pinned;

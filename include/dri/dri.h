@@ -408,6 +408,29 @@ DRI_API int DRI_Transfer_route(DRI_Transfer xfer, int k, DRI_Strategy* strategy,
  * Local call. */
 DRI_API int DRI_Transfer_learning(DRI_Transfer xfer, DRI_Route_state* state, DRI_Index* calls,
                                   DRI_Index* explored, DRI_Index* switches);
+/** A learned file (docs/api.md, "A learned file"), as FFTW's wisdom. Before
+ * commit; local: the file AUTO that learns starts this transfer from, NULL
+ * for none. Unset, it is the environment's DRI_AUTO_LEARNED. At commit the
+ * transfer's first process (of each pair) reads it: an entry written for
+ * this transfer by this dri version, under this MPI library, on this node
+ * layout, with the same routes, starts it settled on the route learned (the
+ * first re-checks then time each other route once); a missing, damaged or
+ * foreign file, or no entry, is ignored with a warning on stderr, and the
+ * transfer learns from nothing. */
+DRI_API int DRI_Transfer_set_learned_file(DRI_Transfer xfer, const char* path);
+/** Committed, between reorganizations; collective over the transfer's
+ * parent communicator, as DRI_Transfer_commit is: writes what the
+ * transfer's pairs that learn have learned into the file at `path` (the
+ * first process's path counts), replacing their old entries and keeping
+ * the others. The file is replaced whole (a temporary renamed over it): a
+ * reader never sees half of it. A transfer holding one route has nothing to
+ * save and leaves the file alone. DRI_ERR_ARG on every process when the
+ * path is NULL or empty, or the file cannot be written, or a file there is
+ * not a learned file (it is not overwritten). */
+DRI_API int DRI_Transfer_save_learned(DRI_Transfer xfer, const char* path);
+/** Committed: whether the transfer started from a learned file (1) or
+ * learned from nothing (0). Local call. */
+DRI_API int DRI_Transfer_learned_seeded(DRI_Transfer xfer, int* seeded);
 /** Collective over every process of `comm` (the parent communicator of the
  * transfers' groups): each passes the transfers it declared (count may be 0).
  * Names are matched, both sides checked, plans built. On any error every

@@ -455,6 +455,14 @@ class DRI_API Transfer {
     void freeze(bool frozen = true);
     std::vector<Route> routes() const;
     LearningState learning_state() const;
+    /// A learned file (DRI_Transfer_set_learned_file, DRI_Transfer_save_learned,
+    /// DRI_Transfer_learned_seeded; docs/api.md, "A learned file"): before
+    /// commit, the file to start from ("" for none); once committed,
+    /// collectively as commit, save what was learned; whether it started
+    /// from a file.
+    void learned_file(const std::string& path);
+    void save_learned(const std::string& path);
+    bool learned_seeded() const;
 
     /// The reverse of this committed transfer: receivers' buffers back into
     /// senders' buffers, the copies of each element combined with `op`

@@ -6,6 +6,9 @@
 
 #include <pybind11/stl.h>
 
+#include <optional>
+#include <string>
+
 namespace dri::python {
 
 namespace {
@@ -296,6 +299,25 @@ void bind_transfer(py::module_& m) {
             "Committed: {'state': dri.RouteState, 'calls', 'explored', 'switches'}:\n"
             "the reorganizations completed while learning was possible, those spent\n"
             "exploring, and the changes of route since learning ended.")
+        .def(
+            "learned_file",
+            [](PyTransfer& t, std::optional<std::string> path) {
+                t.get().learned_file(path.value_or(""));
+            },
+            py::arg("path"),
+            "Before commit: the learned file AUTO starts from (None: none, whatever\n"
+            "DRI_AUTO_LEARNED says). A missing, damaged or foreign file is ignored\n"
+            "with a warning.")
+        .def(
+            "save_learned",
+            [](PyTransfer& t, const std::string& path) { t.get().save_learned(path); },
+            py::arg("path"), Release(),
+            "Committed, between reorganizations, collective as commit(): write what\n"
+            "the transfer learned to the file at `path`, keeping other transfers'\n"
+            "entries.")
+        .def(
+            "learned_seeded", [](PyTransfer& t) { return t.get().learned_seeded(); },
+            "Committed: whether the transfer started from a learned file.")
         .def("pieces", &pieces, py::arg("role"), py::arg("dim") = py::none(),
              py::arg("count") = py::none(), py::kw_only(), py::arg("bounds") = py::none(),
              "Split this process's block of `role` (a dri.Role) into pieces along\n"

@@ -2,6 +2,9 @@
 turn holds, exact data over enough calls to learn and re-check, the counters,
 freezing, the learning modes and their errors, raised on every rank alike."""
 
+import os
+import tempfile
+
 import numpy as np
 import pytest
 
@@ -12,7 +15,7 @@ SHAPE = (12, 10)
 DTYPE = np.float64
 
 
-def turn(comm, mode=None, strategy=None):
+def turn(comm, mode=None, strategy=None, learned_file=None):
     """Row blocks into column blocks of plain NumPy arrays, rings of 2."""
     data = dri.GlobalData(SHAPE, DTYPE)
     rows = dri.Distribution(data, "block,whole", comm)
@@ -27,6 +30,8 @@ def turn(comm, mode=None, strategy=None):
         t.learning(mode)
     if strategy is not None:
         t.strategy(strategy)
+    if learned_file is not None:
+        t.learned_file(learned_file)
     t.commit()
     return t
 
@@ -116,3 +121,44 @@ def test_errors(comm):
         c.learning(dri.Learning.OFF)
     assert e.value.code == dri.ERR_STATE
     c.close()
+
+
+def test_learned_file(comm):
+    """What a transfer learned, saved and started from; a damaged file is
+    ignored (the transfer learns from nothing); a bad path fails on every
+    rank."""
+    pid = int(comm.allreduce(float(os.getpid() if comm.rank == 0 else 0), "max"))
+    path = os.path.join(tempfile.gettempdir(), "dri-learned-py-%d" % pid)
+    try:
+        t = turn(comm)
+        assert run(t, comm, 30) == 0
+        assert not t.learned_seeded()
+        t.save_learned(path)
+        learned = t.chosen_strategy
+        t.close()
+        if comm.size == 1:
+            # One route: nothing to save, no file written.
+            assert not os.path.exists(path)
+            return
+        seeded = turn(comm, learned_file=path)
+        assert seeded.learned_seeded()
+        assert seeded.chosen_strategy == learned
+        assert run(seeded, comm, 10) == 0
+        seeded.close()
+        comm.barrier()
+        if comm.rank == 0:
+            with open(path, "r+b") as f:
+                f.seek(30)
+                f.write(b"#")
+        comm.barrier()
+        damaged = turn(comm, learned_file=path)
+        assert not damaged.learned_seeded()
+        assert run(damaged, comm, 5) == 0
+        with pytest.raises(dri.Error) as e:
+            damaged.save_learned("" if comm.rank == comm.size - 1 else path)
+        assert e.value.code == dri.ERR_ARG
+        damaged.close()
+    finally:
+        comm.barrier()
+        if comm.rank == 0 and os.path.exists(path):
+            os.remove(path)

@@ -115,6 +115,20 @@ static void check_kernel_tuning(void) {
     EXPECT(DRI_Kernel_tuning(line, -1, NULL) == DRI_ERR_ARG);
 }
 
+/* The learned file's calls on a committed transfer: their errors (the
+ * save's on every process alike); docs/api.md, "A learned file". */
+static void check_learned_file_calls(DRI_Transfer t) {
+    int seeded = -1;
+    OK(DRI_Transfer_learned_seeded(t, &seeded));
+    EXPECT(seeded == 0);
+    EXPECT(DRI_Transfer_learned_seeded(t, NULL) == DRI_ERR_NULL);
+    EXPECT(DRI_Transfer_learned_seeded(NULL, &seeded) == DRI_ERR_HANDLE);
+    EXPECT(DRI_Transfer_set_learned_file(t, "routes") == DRI_ERR_STATE);
+    EXPECT(DRI_Transfer_save_learned(t, NULL) == DRI_ERR_ARG);
+    EXPECT(DRI_Transfer_save_learned(t, "") == DRI_ERR_ARG);
+    EXPECT(DRI_Transfer_save_learned(NULL, "routes") == DRI_ERR_HANDLE);
+}
+
 int main(int argc, char** argv) {
     enum { N = 45, M = 31, FRAMES = 4, NBUF = 2 };
     int rank, size, k;
@@ -370,7 +384,9 @@ int main(int argc, char** argv) {
         EXPECT(DRI_Transfer_buffer(ot, DRI_ROLE_SEND, NBUF, &b, NULL) == DRI_ERR_ARG);
         EXPECT(DRI_Transfer_buffer(ot, (DRI_Role)7, 0, &b, NULL) == DRI_ERR_ARG);
         EXPECT(DRI_Transfer_buffer(ot, DRI_ROLE_SEND, 0, NULL, NULL) == DRI_ERR_NULL);
+        OK(DRI_Transfer_set_learned_file(ot, NULL)); /* none, whatever DRI_AUTO_LEARNED says */
         OK(DRI_Transfer_commit(ot));
+        check_learned_file_calls(ot);
         OK(DRI_Transfer_strategy(ot, &chosen));
         EXPECT(size == 1 || chosen == (one_node(comm) ? DRI_STRATEGY_SHARED : DRI_STRATEGY_HYBRID));
         for (k = 0; k < FRAMES; ++k) {

@@ -4,7 +4,9 @@
 // call, whatever each process measures (a hook replaces the clock); freezing;
 // the learning modes, from the environment and per transfer, the least of
 // the processes' winning; the memory cap; the errors of the new calls.
+#include "core/learned_routes.hpp"
 #include "dri/dri.hpp"
+#include "mpi/learned_file.hpp"
 #include "mpi/strategies/adaptive.hpp"
 #include "mpi/strategies/scratch.hpp"
 #include "mpi_world.hpp"
@@ -13,8 +15,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <numeric>
 #include <optional>
+#include <string>
 #include <vector>
 
 using dri::test::world;
@@ -367,4 +373,179 @@ TEST_CASE("the calls of AUTO that learns refuse bad arguments and states") {
     turn.transfer().start();
     CHECK(code([&] { turn.transfer().freeze(true); }) == dri::Errc::state);
     turn.transfer().wait();
+}
+
+namespace {
+
+// A folder of its own for the learned files of one test, named by the first
+// process and removed with whatever is left in it.
+class Folder {
+  public:
+    Folder() {
+        char name[64] = "/tmp/dri-learned-XXXXXX";
+        if (world_rank() == 0 && !mkdtemp(name)) name[0] = '\0';
+        MPI_Bcast(name, sizeof name, MPI_CHAR, 0, world());
+        path_ = name;
+        REQUIRE(!path_.empty());
+    }
+    ~Folder() {
+        MPI_Barrier(world());
+        if (world_rank() == 0) std::filesystem::remove_all(path_);
+    }
+    std::string file(const char* name) const { return path_ + "/" + name; }
+
+  private:
+    std::string path_;
+};
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// On the first process: `path` holds `text` (the others wait for it).
+void write_text(const std::string& path, const std::string& text) {
+    if (world_rank() == 0) std::ofstream(path, std::ios::binary) << text;
+    MPI_Barrier(world());
+}
+
+// A transfer of the turn that starts from `file` (unset: the environment's),
+// and the route its first call runs; its data must be right on every call.
+struct Started {
+    bool seeded = false;
+    dri::Strategy first{};
+};
+
+Started start_from(std::optional<std::string> file, dri::Index ny = 24) {
+    Turn turn(ny, 20);
+    if (file) turn.transfer().learned_file(*file);
+    turn.commit();
+    Started s{turn.transfer().learned_seeded(), turn.transfer().chosen_strategy()};
+    for (int n = 0; n < 30; ++n)
+        CHECK(turn.frame(n % 3));
+    CHECK(agreed_min(s.seeded) == agreed_max(s.seeded));
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("a learned file: a later transfer starts from it; damaged or foreign ones are ignored") {
+    if (world_size() == 1) return;
+    const QuickSchedule quick;
+    const HookScope scoped;
+    const Folder folder;
+    const std::string path = folder.file("routes");
+    dri::Strategy learned{};
+    {
+        Turn turn(24, 20);
+        turn.commit();
+        const std::vector<dri::Route> routes = turn.transfer().routes();
+        fastest_here = internal(routes[2].strategy);
+        learned = routes[2].strategy;
+        for (int n = 0; n < 30; ++n)
+            CHECK(turn.frame(n % 3));
+        REQUIRE(turn.transfer().chosen_strategy() == learned);
+        CHECK_FALSE(turn.transfer().learned_seeded());
+        turn.transfer().save_learned(path);
+    }
+    // The next transfer runs the route learned from its first call on, and
+    // spends no call learning; the others' entries are kept by a save.
+    Started s = start_from(path);
+    CHECK(s.seeded);
+    CHECK(s.first == learned);
+    CHECK_FALSE(start_from(path, 30).seeded); // another transfer: no entry
+    {
+        Turn other(30, 20);
+        other.commit();
+        for (int n = 0; n < 4; ++n)
+            CHECK(other.frame(0));
+        other.transfer().save_learned(path);
+    }
+    CHECK(start_from(path).seeded);
+    CHECK(start_from(path, 30).seeded);
+    {
+        const EnvScope env("DRI_AUTO_LEARNED", path.c_str());
+        CHECK(start_from({}).seeded);
+        CHECK_FALSE(start_from(std::string()).seeded); // none, whatever the environment says
+    }
+    const std::string good = read_text(path);
+    const dri::core::LearnedRead read =
+        dri::core::parse_learned(good, dri::detail::learned_origin());
+    CAPTURE(read.problem);
+    CAPTURE(good);
+    // Agreed, which also keeps the first process from damaging the file
+    // below before every process has read it.
+    REQUIRE(agreed_min(read.problem.empty() && read.entries.size() == 2) == 1);
+    // Damaged: a byte changed, or cut short.
+    std::string damaged = good;
+    damaged[good.size() / 2] = static_cast<char>(damaged[good.size() / 2] ^ 4);
+    write_text(path, damaged);
+    CHECK_FALSE(start_from(path).seeded);
+    write_text(path, good.substr(0, good.size() - 10));
+    CHECK_FALSE(start_from(path).seeded);
+    write_text(path, std::string(100, '\0'));
+    CHECK_FALSE(start_from(path).seeded);
+    // Foreign: another dri, another MPI library, another node layout.
+    dri::core::LearnedOrigin origin = dri::detail::learned_origin();
+    origin.dri_version = "0.9.0";
+    write_text(path, dri::core::format_learned(origin, read.entries));
+    CHECK_FALSE(start_from(path).seeded);
+    origin = dri::detail::learned_origin();
+    origin.mpi_library = "Another MPI 9.9";
+    write_text(path, dri::core::format_learned(origin, read.entries));
+    CHECK_FALSE(start_from(path).seeded);
+    std::vector<dri::core::LearnedEntry> moved = read.entries;
+    for (dri::core::LearnedEntry& e : moved)
+        e.nodes ^= 1;
+    write_text(path, dri::core::format_learned(dri::detail::learned_origin(), moved));
+    CHECK_FALSE(start_from(path).seeded);
+    CHECK_FALSE(start_from(folder.file("none")).seeded);
+    // Saving over a foreign learned file replaces it.
+    {
+        Turn turn(24, 20);
+        turn.commit();
+        CHECK(turn.frame(0));
+        turn.transfer().save_learned(path);
+    }
+    CHECK(start_from(path).seeded);
+}
+
+TEST_CASE("saving what was learned refuses bad paths and states alike on every process") {
+    const Folder folder;
+    auto code = [](auto&& f) {
+        try {
+            f();
+        } catch (const dri::Error& e) {
+            return e.code();
+        }
+        return dri::Errc::success;
+    };
+    Turn turn(12, 12);
+    CHECK(code([&] { turn.transfer().save_learned(folder.file("a")); }) == dri::Errc::state);
+    CHECK(code([&] { turn.transfer().learned_file(folder.file("a")); }) == dri::Errc::success);
+    turn.commit();
+    CHECK(code([&] { turn.transfer().learned_file("x"); }) == dri::Errc::state);
+    CHECK(turn.frame(0));
+    // One process without a path: all fail.
+    const std::string mine = world_rank() == world_size() - 1 ? "" : folder.file("a");
+    CHECK(code([&] { turn.transfer().save_learned(mine); }) == dri::Errc::arg);
+    turn.transfer().start();
+    CHECK(code([&] { turn.transfer().save_learned(folder.file("a")); }) == dri::Errc::state);
+    turn.transfer().wait();
+    if (world_size() == 1) return; // one route: nothing to save, nothing written
+    // A folder that does not exist; a file that is no learned file: refused
+    // on every process, nothing written, no temporary left behind.
+    CHECK(code([&] { turn.transfer().save_learned(folder.file("no/such")); }) == dri::Errc::arg);
+    write_text(folder.file("mine"), "the user's own data\n");
+    CHECK(code([&] { turn.transfer().save_learned(folder.file("mine")); }) == dri::Errc::arg);
+    CHECK(read_text(folder.file("mine")) == "the user's own data\n");
+    CHECK(code([&] { turn.transfer().save_learned(folder.file("a")); }) == dri::Errc::success);
+    MPI_Barrier(world());
+    if (world_rank() == 0) {
+        std::vector<std::string> names;
+        for (const auto& f : std::filesystem::directory_iterator(folder.file("")))
+            names.push_back(f.path().filename().string());
+        std::sort(names.begin(), names.end());
+        CHECK(names == std::vector<std::string>{"a", "mine"});
+    }
 }

@@ -1,6 +1,7 @@
 #include "mpi/commit/candidates.hpp"
 
 #include "mpi/commit/routes.hpp"
+#include "mpi/learned_file.hpp"
 #include "mpi/runtime/collectives.hpp"
 #include "mpi/runtime/measure_budget.hpp"
 #include "mpi/strategies/table.hpp"
@@ -50,19 +51,25 @@ void check_combine(const TransferImpl& t, const core::Match& m, std::size_t k) {
 }
 
 // What AUTO asks of the pair's processes at once (collective): whether some
-// process reads from another, and how much AUTO learns (the least any
-// process asked: DRI_Transfer_set_learning, else DRI_AUTO_LEARNING).
+// process reads from another, how much AUTO learns (the least any process
+// asked: DRI_Transfer_set_learning, else DRI_AUTO_LEARNING), and whether
+// the pair's first process asks to start from a learned file.
 struct AutoFacts {
     bool peers = false;
     core::Learning learning = core::Learning::off;
+    bool learned_file = false;
 };
 
 AutoFacts auto_facts(const TransferImpl& t, const core::LocalPlan& plan, MPI_Comm comm) {
     const core::Learning mine = t.learning ? *t.learning : learning_from_environment();
-    int v[2] = {plan.sends.empty() && plan.recvs.empty() ? 0 : 1,
-                static_cast<int>(core::Learning::on) - static_cast<int>(mine)};
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-    return {v[0] != 0, static_cast<core::Learning>(static_cast<int>(core::Learning::on) - v[1])};
+    int rank = 0;
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    int v[3] = {plan.sends.empty() && plan.recvs.empty() ? 0 : 1,
+                static_cast<int>(core::Learning::on) - static_cast<int>(mine),
+                rank == 0 && !learned_path(t).empty() ? 1 : 0};
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+    return {v[0] != 0, static_cast<core::Learning>(static_cast<int>(core::Learning::on) - v[1]),
+            v[2] != 0};
 }
 
 // Collective: one run of candidate k, the slowest participant's time (the
@@ -135,7 +142,8 @@ Candidates build_candidates(const TransferImpl& t, const core::Match& m, std::si
     const AutoFacts f = requested == Strategy::automatic ? auto_facts(t, plan, comm) : AutoFacts{};
     const bool split = m.send.split.split() || m.recv[k].split.split();
     const Choice choice = choose(requested, f.peers, split, f.learning != core::Learning::off);
-    if (choice.adaptive) return build_routes(choice, plan, ctx, comm, f.learning);
+    if (choice.adaptive)
+        return build_routes(choice, plan, ctx, comm, {f.learning, f.learned_file, &t});
     ctx.asked = choice.first_that_applies ? ExecutorContext::Asked::automatic
                 : choice.timed            ? ExecutorContext::Asked::measured
                                           : ExecutorContext::Asked::forced;

@@ -1,5 +1,6 @@
 #include "mpi/commit/routes.hpp"
 
+#include "mpi/learned_file.hpp"
 #include "mpi/runtime/collectives.hpp"
 #include "mpi/strategies/adaptive.hpp"
 #include "mpi/strategies/scratch.hpp"
@@ -97,7 +98,7 @@ void keep_within_cap(std::vector<Built1>& built, MPI_Comm comm) {
 } // namespace
 
 Candidates build_routes(const Choice& choice, const core::LocalPlan& plan, ExecutorContext ctx,
-                        MPI_Comm comm, core::Learning mode) {
+                        MPI_Comm comm, const LearningAsked& asked) {
     ctx.arena = std::make_shared<ScratchArena>();
     ctx.asked = ExecutorContext::Asked::automatic;
     std::vector<Built1> built = build_each(choice, plan, ctx, comm);
@@ -115,11 +116,15 @@ Candidates build_routes(const Choice& choice, const core::LocalPlan& plan, Execu
     }
     core::LearnerConfig cfg = learning_schedule();
     cfg.routes = static_cast<int>(built.size());
-    cfg.mode = mode;
+    cfg.mode = asked.mode;
     std::vector<Route> routes;
     for (Built1& b : built)
         routes.push_back(std::move(b.route));
-    auto adaptive = std::make_unique<AdaptiveExecutor>(std::move(routes), library_dup(comm), cfg);
+    auto adaptive = std::make_unique<AdaptiveExecutor>(std::move(routes), library_dup(comm), cfg,
+                                                       core::plan_key(plan));
+    if (asked.from_file)
+        seed_from_learned_file(*adaptive, learned_path(*asked.transfer), asked.transfer->name,
+                               comm);
     c.adaptive = adaptive.get();
     c.execs.push_back(std::move(adaptive));
     return c;

@@ -24,11 +24,20 @@ core::Learning learning_from_environment();
 inline constexpr core::Index default_learning_memory = core::Index{128} << 20;
 core::Index learning_memory_cap();
 
+// How the routes learn: the mode agreed, and whether the pair's first
+// process asks `transfer` to start from a learned file (its learned_path).
+struct LearningAsked {
+    core::Learning mode = core::Learning::on;
+    bool from_file = false;
+    const TransferImpl* transfer = nullptr;
+};
+
 // Collective over `comm` (borrowed; each route gets a duplicate): builds the
 // first candidates of `choice` that apply, up to core::max_routes, keeps
 // those within the memory cap on every process, and returns one executor:
-// the adaptive one over them, or the one route left.
+// the adaptive one over them (seeded from the learned file when asked), or
+// the one route left.
 Candidates build_routes(const Choice& choice, const core::LocalPlan& plan, ExecutorContext ctx,
-                        MPI_Comm comm, core::Learning mode);
+                        MPI_Comm comm, const LearningAsked& asked);
 
 } // namespace dri::detail

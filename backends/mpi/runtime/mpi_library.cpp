@@ -13,13 +13,15 @@ MpiLibrary library_from_version(std::string_view version) {
 }
 
 MpiLibrary mpi_library() {
-    static const MpiLibrary lib = [] {
-        char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-        int len = 0;
-        MPI_Get_library_version(text, &len);
-        return library_from_version(std::string_view(text, static_cast<std::size_t>(len)));
-    }();
+    static const MpiLibrary lib = library_from_version(mpi_library_version());
     return lib;
+}
+
+std::string mpi_library_version() {
+    char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int len = 0;
+    MPI_Get_library_version(text, &len);
+    return std::string(text, static_cast<std::size_t>(len));
 }
 
 } // namespace dri::detail

@@ -3,6 +3,7 @@
 // transport do with strided memory (docs/concepts.md, "How P2P routes a side").
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace dri::detail {
@@ -14,5 +15,8 @@ MpiLibrary library_from_version(std::string_view version);
 
 // The running library's family; asked once, after MPI_Init.
 MpiLibrary mpi_library();
+
+// The running library's own description (MPI_Get_library_version), whole.
+std::string mpi_library_version();
 
 } // namespace dri::detail

@@ -13,7 +13,9 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace dri::detail {
@@ -25,8 +27,11 @@ struct Route {
 
 class AdaptiveExecutor final : public Executor {
   public:
-    // `comm`: the agreements' communicator over the pair (owned from now on).
-    AdaptiveExecutor(std::vector<Route> routes, MPI_Comm comm, const core::LearnerConfig& cfg);
+    // `comm`: the agreements' communicator over the pair (owned from now on);
+    // `plan_key`: the pair's plan on this process (core::plan_key), which
+    // names the transfer in a learned file.
+    AdaptiveExecutor(std::vector<Route> routes, MPI_Comm comm, const core::LearnerConfig& cfg,
+                     std::uint64_t plan_key);
     ~AdaptiveExecutor() override;
 
     void run(const std::byte* send, std::byte* recv) override;
@@ -47,6 +52,11 @@ class AdaptiveExecutor final : public Executor {
     // keeping the best route so far (true), or resumes (false). The
     // processes' requests are joined (any freeze freezes all).
     void freeze(bool on);
+    // Before the first call, on every process alike: start from what a
+    // learned file says (core::RouteLearner::seed).
+    void seed(int current, std::span<const double> seconds) { learner_.seed(current, seconds); }
+    std::uint64_t plan_key() const { return plan_key_; }
+    MPI_Comm comm() const { return comm_; }
 
   private:
     void begin_frame();
@@ -60,6 +70,7 @@ class AdaptiveExecutor final : public Executor {
     double started_ = 0; // when it started (MPI_Wtime)
     MPI_Request agreement_ = MPI_REQUEST_NULL;
     std::vector<double> local_, reduced_;
+    std::uint64_t plan_key_;
 };
 
 // Tests only: replaces the time measured for each call of a route (a

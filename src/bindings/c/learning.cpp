@@ -71,4 +71,27 @@ int DRI_Transfer_learning(DRI_Transfer xfer, DRI_Route_state* state, DRI_Index* 
     });
 }
 
+int DRI_Transfer_set_learned_file(DRI_Transfer xfer, const char* path) {
+    return api([&] {
+        detail::require_initialized();
+        detail::set_learned_file(*lookup<XferP>(xfer, "transfer"), path);
+    });
+}
+
+int DRI_Transfer_save_learned(DRI_Transfer xfer, const char* path) {
+    return api([&] {
+        detail::require_initialized();
+        detail::save_learned(*lookup<XferP>(xfer, "transfer"), path);
+    });
+}
+
+int DRI_Transfer_learned_seeded(DRI_Transfer xfer, int* seeded) {
+    return api([&] {
+        detail::require_initialized();
+        const XferP t = lookup<XferP>(xfer, "transfer");
+        need_ptr(seeded, "DRI_Transfer_learned_seeded: seeded");
+        *seeded = detail::learning_report(*t).report.seeded ? 1 : 0;
+    });
+}
+
 } // extern "C"

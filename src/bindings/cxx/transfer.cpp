@@ -174,4 +174,16 @@ LearningState Transfer::learning_state() const {
     });
 }
 
+void Transfer::learned_file(const std::string& path) {
+    guarded([&] { detail::set_learned_file(checked(), path.c_str()); });
+}
+
+void Transfer::save_learned(const std::string& path) {
+    guarded([&] { detail::save_learned(checked(), path.c_str()); });
+}
+
+bool Transfer::learned_seeded() const {
+    return guarded([&] { return detail::learning_report(checked()).report.seeded; });
+}
+
 } // namespace dri
