@@ -91,9 +91,10 @@ LearningReport learning_report(const TransferImpl& t);
 // commit, local: the file this process asks the transfer to start from
 // (null: none, whatever DRI_AUTO_LEARNED says).
 void set_learned_file(TransferImpl& t, const char* path);
-// Committed, between reorganizations; collective over the transfer's parent
-// communicator (as its commit is): writes what its adaptive pairs learned to
-// `path` (the first process's path counts).
+// Committed, between reorganizations; collective over the processes of
+// every pair this process takes part in (as freezing is): writes what the
+// transfer's adaptive pairs learned to `path` (the first sending process
+// writes; its path counts).
 void save_learned(TransferImpl& t, const char* path);
 // Before commit, on a process with a receiving role: elements arriving there
 // are combined into its cells with `op` (REPLACE: stored, the default).

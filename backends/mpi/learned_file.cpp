@@ -91,7 +91,7 @@ void look_up(const std::string& path, const std::string& name, const LearnedKeys
 
 void seed_from_learned_file(AdaptiveExecutor& a, const std::string& path, const std::string& name,
                             MPI_Comm comm) {
-    const LearnedKeys keys = learned_keys(a.plan_key(), comm);
+    const LearnedKeys keys = learned_keys(a.file_identity().plan_key, comm);
     int rank = 0;
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     double found[1 + core::max_routes] = {-1, -1, -1, -1};

@@ -7,8 +7,6 @@
 #include "mpi/runtime/collectives.hpp"
 #include "mpi/strategies/adaptive.hpp"
 
-#include <cstring>
-
 namespace dri::detail {
 
 using core::Errc;
@@ -64,79 +62,58 @@ void set_learned_file(TransferImpl& t, const char* path) {
 
 namespace {
 
-// An entry on the wire between processes: fixed size, so that the
-// processes' parts concatenate.
-struct WireEntry {
-    std::uint64_t transfer, nodes;
-    std::int32_t current, routes, strategies[core::max_routes];
-    double seconds[core::max_routes];
-};
-
-std::vector<std::byte> to_wire(const std::vector<core::LearnedEntry>& entries) {
-    std::vector<std::byte> bytes(entries.size() * sizeof(WireEntry));
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        const core::LearnedEntry& e = entries[i];
-        WireEntry w{e.transfer, e.nodes,
-                    e.current,  static_cast<std::int32_t>(e.strategies.size()),
-                    {},         {-1, -1, -1}};
-        for (std::size_t k = 0; k < e.strategies.size(); ++k) {
-            w.strategies[k] = e.strategies[k];
-            w.seconds[k] = e.seconds[k];
-        }
-        std::memcpy(bytes.data() + i * sizeof w, &w, sizeof w);
+// The outcome of every pair's processes: each pair agrees on it in pair
+// order (a process takes part in the agreement of every pair it is in, so
+// none waits for one that gave up early), and any failure fails them all.
+void agree_over_pairs(const TransferImpl& t, const Status& mine) {
+    Status outcome = mine;
+    for (AdaptiveExecutor* a : t.learners) {
+        const Status st = agreed(a->comm(), mine);
+        if (st.failed() && !outcome.failed()) outcome = st;
     }
-    return bytes;
-}
-
-std::vector<core::LearnedEntry> from_wire(const std::vector<std::byte>& bytes) {
-    std::vector<core::LearnedEntry> entries(bytes.size() / sizeof(WireEntry));
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        WireEntry w;
-        std::memcpy(&w, bytes.data() + i * sizeof w, sizeof w);
-        core::LearnedEntry& e = entries[i];
-        e.transfer = w.transfer;
-        e.nodes = w.nodes;
-        e.current = w.current;
-        e.strategies.assign(w.strategies, w.strategies + w.routes);
-        e.seconds.assign(w.seconds, w.seconds + w.routes);
-    }
-    return entries;
+    if (outcome.failed()) throw AgreedError(outcome.code, outcome.message);
 }
 
 } // namespace
 
-// Each pair's first process holds its entry; the parent's first process
-// gathers them and writes the file, and every process returns its outcome.
+// Every pair of a transfer shares its sending side, so its first sending
+// process is in each pair: it writes the entries of all of them (each
+// pair's learner is the same on each of its processes), then each pair
+// passes on the outcome.
 void save_learned(TransferImpl& t, const char* path) {
-    require_initialized();
-    if (t.parent() == MPI_COMM_NULL)
-        core::fail(Errc::state,
-                   "transfer '" + t.name + "' declares neither a sender nor a receiver role");
-    const ScopedComm comm(library_dup(t.parent()));
-    agree(comm.get(), capture([&] {
-              require_committed(t);
-              require_no_mpi_failure(t);
-              if (t.in_flight)
-                  core::fail(Errc::state, "transfer '" + t.name +
-                                              "' has a reorganization in flight; save what it "
-                                              "learned between reorganizations");
-              if (!path || !*path) core::fail(Errc::arg, "no path to save the learned file to");
-          }));
-    std::vector<core::LearnedEntry> mine;
+    require_committed(t);
+    const Status checked = capture([&] {
+        require_no_mpi_failure(t);
+        if (t.in_flight)
+            core::fail(Errc::state, "transfer '" + t.name +
+                                        "' has a reorganization in flight; save what it learned "
+                                        "between reorganizations");
+        if (!path || !*path) core::fail(Errc::arg, "no path to save the learned file to");
+    });
+    agree_over_pairs(t, checked);
+    std::vector<core::LearnedEntry> entries;
+    bool writer = false;
     for (AdaptiveExecutor* a : t.learners) {
-        const LearnedKeys keys = learned_keys(a->plan_key(), a->comm());
+        const LearnedKeys keys = learned_keys(a->file_identity().plan_key, a->comm());
         int rank = 0;
         check_mpi(MPI_Comm_rank(a->comm(), &rank), "MPI_Comm_rank");
-        if (rank == 0) mine.push_back(learned_entry(*a, keys));
+        writer = rank == a->file_identity().first_sender;
+        entries.push_back(learned_entry(*a, keys));
     }
-    std::vector<core::Index> sizes;
-    const std::vector<std::byte> all = allgather_bytes(comm.get(), to_wire(mine), sizes);
-    int rank = 0;
-    check_mpi(MPI_Comm_rank(comm.get(), &rank), "MPI_Comm_rank");
-    agree(comm.get(), capture([&] {
-              const std::vector<core::LearnedEntry> entries = from_wire(all);
-              if (rank == 0 && !entries.empty()) write_learned_file(path, entries);
-          }));
+    const Status written = capture([&] {
+        if (writer) write_learned_file(path, entries);
+    });
+    Status outcome;
+    for (AdaptiveExecutor* a : t.learners) {
+        const int root = a->file_identity().first_sender;
+        int code[2] = {static_cast<int>(written.code), static_cast<int>(written.message.size())};
+        check_mpi(MPI_Bcast(code, 2, MPI_INT, root, a->comm()), "MPI_Bcast");
+        std::string message = written.message;
+        message.resize(static_cast<std::size_t>(code[1]));
+        check_mpi(MPI_Bcast(message.data(), code[1], MPI_CHAR, root, a->comm()), "MPI_Bcast");
+        if (code[0] != 0) outcome = {static_cast<Errc>(code[0]), message, true};
+    }
+    if (outcome.failed()) throw AgreedError(outcome.code, outcome.message);
 }
 
 } // namespace dri::detail

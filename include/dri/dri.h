@@ -419,10 +419,10 @@ DRI_API int DRI_Transfer_learning(DRI_Transfer xfer, DRI_Route_state* state, DRI
  * transfer learns from nothing. */
 DRI_API int DRI_Transfer_set_learned_file(DRI_Transfer xfer, const char* path);
 /** Committed, between reorganizations; collective over the transfer's
- * parent communicator, as DRI_Transfer_commit is: writes what the
- * transfer's pairs that learn have learned into the file at `path` (the
- * first process's path counts), replacing their old entries and keeping
- * the others. The file is replaced whole (a temporary renamed over it): a
+ * processes, as DRI_Transfer_freeze is: writes what the transfer's pairs
+ * that learn have learned into the file at `path` (the first sending
+ * process writes it; its path counts), replacing their old entries and
+ * keeping the others. The file is replaced whole (a temporary renamed over it): a
  * reader never sees half of it. A transfer holding one route has nothing to
  * save and leaves the file alone. DRI_ERR_ARG on every process when the
  * path is NULL or empty, or the file cannot be written, or a file there is

@@ -458,7 +458,7 @@ class DRI_API Transfer {
     /// A learned file (DRI_Transfer_set_learned_file, DRI_Transfer_save_learned,
     /// DRI_Transfer_learned_seeded; docs/api.md, "A learned file"): before
     /// commit, the file to start from ("" for none); once committed,
-    /// collectively as commit, save what was learned; whether it started
+    /// collectively as freeze, save what was learned; whether it started
     /// from a file.
     void learned_file(const std::string& path);
     void save_learned(const std::string& path);

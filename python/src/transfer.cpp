@@ -312,7 +312,7 @@ void bind_transfer(py::module_& m) {
             "save_learned",
             [](PyTransfer& t, const std::string& path) { t.get().save_learned(path); },
             py::arg("path"), Release(),
-            "Committed, between reorganizations, collective as commit(): write what\n"
+            "Committed, between reorganizations, collective as freeze(): write what\n"
             "the transfer learned to the file at `path`, keeping other transfers'\n"
             "entries.")
         .def(

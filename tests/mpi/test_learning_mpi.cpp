@@ -549,3 +549,113 @@ TEST_CASE("saving what was learned refuses bad paths and states alike on every p
         CHECK(names == std::vector<std::string>{"a", "mine"});
     }
 }
+
+// A fan-out (rows of every process to the whole array on the first process
+// and to column blocks on the others) learns per receiving side; one save
+// writes both sides' entries, and a later fan-out starts both from them.
+TEST_CASE("a fan-out saves the learning of each receiving side, and starts from it") {
+    if (world_size() < 3) return;
+    const QuickSchedule quick;
+    const HookScope scoped;
+    const Folder folder;
+    const std::string path = folder.file("fanout");
+    const dri::Index ny = 18, nx = 15;
+    const dri::GlobalData gd({ny, nx}, dri::Type::float64);
+    std::vector<int> all(static_cast<std::size_t>(world_size())), others;
+    std::iota(all.begin(), all.end(), 0);
+    others.assign(all.begin() + 1, all.end());
+    const dri::Group everyone(world(), all), first(world(), {0}), rest(world(), others);
+    const dri::Distribution rows(gd, dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}),
+                                 everyone);
+    const bool at_first = world_rank() == 0;
+    const dri::Distribution mine =
+        at_first
+            ? dri::Distribution(gd, dri::Partition({dri::DimPart::whole(), dri::DimPart::whole()}),
+                                first)
+            : dri::Distribution(gd, dri::Partition({dri::DimPart::whole(), dri::DimPart::block()}),
+                                rest);
+    const dri::Layout layout = dri::Layout::packed(2);
+    const dri::BlockInfo sb = rows.block(layout), rb = mine.block(layout);
+    std::vector<std::vector<double>> sbuf(
+        1, std::vector<double>(static_cast<std::size_t>(sb.elements())));
+    std::vector<std::vector<double>> rbuf(
+        1, std::vector<double>(static_cast<std::size_t>(rb.elements())));
+    for (dri::Index i = 0; i < sb.local_extent[0]; ++i)
+        for (dri::Index j = 0; j < nx; ++j)
+            sbuf[0][static_cast<std::size_t>(i * nx + j)] =
+                static_cast<double>((sb.owned_first[0] + i) * nx + j);
+    auto right = [&] {
+        for (dri::Index i = 0; i < rb.local_extent[0]; ++i)
+            for (dri::Index j = 0; j < rb.local_extent[1]; ++j)
+                if (rbuf[0][static_cast<std::size_t>(i * rb.local_extent[1] + j)] !=
+                    static_cast<double>((rb.owned_first[0] + i) * nx + rb.owned_first[1] + j))
+                    return false;
+        return true;
+    };
+    auto fan_out = [&](bool from_file) {
+        auto t = std::make_unique<dri::Transfer>("fan-out");
+        t->send(rows, layout, sbuf);
+        t->recv(mine, layout, rbuf);
+        if (from_file) t->learned_file(path);
+        dri::commit(world(), {t.get()});
+        return t;
+    };
+    {
+        const std::unique_ptr<dri::Transfer> t = fan_out(false);
+        REQUIRE(t->routes().size() == 3);
+        fastest_here = internal(t->routes()[1].strategy);
+        for (int n = 0; n < 30; ++n) {
+            std::fill(rbuf[0].begin(), rbuf[0].end(), -1.0);
+            t->execute();
+            CHECK(right());
+        }
+        t->save_learned(path);
+    }
+    const std::string text = read_text(path);
+    const dri::core::LearnedRead read =
+        dri::core::parse_learned(text, dri::detail::learned_origin());
+    CAPTURE(text);
+    CHECK(agreed_min(read.problem.empty() && read.entries.size() == 2) == 1);
+    const std::unique_ptr<dri::Transfer> t = fan_out(true);
+    CHECK(agreed_min(t->learned_seeded()) == 1);
+    for (int n = 0; n < 10; ++n) {
+        std::fill(rbuf[0].begin(), rbuf[0].end(), -1.0);
+        t->execute();
+        CHECK(right());
+    }
+}
+
+// Saving is collective over the transfer's processes, not over the whole
+// communicator its groups come from: a process with no role takes no part.
+TEST_CASE("a process without a role in the transfer takes no part in saving it") {
+    if (world_size() < 3) return;
+    const HookScope scoped;
+    const Folder folder;
+    const dri::GlobalData gd({10, 8}, dri::Type::float64);
+    const dri::Group pair(world(), {0, 1});
+    const dri::Layout layout = dri::Layout::packed(2);
+    dri::Transfer t("two of them");
+    std::vector<std::vector<double>> sbuf, rbuf;
+    std::optional<dri::Distribution> rows, cols;
+    if (pair.contains_me()) {
+        rows.emplace(gd, dri::Partition({dri::DimPart::block(), dri::DimPart::whole()}), pair);
+        cols.emplace(gd, dri::Partition({dri::DimPart::whole(), dri::DimPart::block()}), pair);
+        sbuf.assign(1,
+                    std::vector<double>(static_cast<std::size_t>(rows->block(layout).elements())));
+        rbuf.assign(1,
+                    std::vector<double>(static_cast<std::size_t>(cols->block(layout).elements())));
+        t.send(*rows, layout, sbuf);
+        t.recv(*cols, layout, rbuf);
+        dri::commit(world(), {&t});
+    } else {
+        dri::commit(world(), {});
+    }
+    if (pair.contains_me()) {
+        for (int n = 0; n < 20; ++n)
+            t.execute();
+        REQUIRE(t.routes().size() == 3);
+        t.save_learned(folder.file("pair"));
+    }
+    MPI_Barrier(world());
+    if (world_rank() == 0) CHECK(!read_text(folder.file("pair")).empty());
+}

@@ -120,8 +120,9 @@ Candidates build_routes(const Choice& choice, const core::LocalPlan& plan, Execu
     std::vector<Route> routes;
     for (Built1& b : built)
         routes.push_back(std::move(b.route));
-    auto adaptive = std::make_unique<AdaptiveExecutor>(std::move(routes), library_dup(comm), cfg,
-                                                       core::plan_key(plan));
+    const AdaptiveExecutor::FileIdentity id{core::plan_key(plan), ctx.send_rank.at(0)};
+    auto adaptive =
+        std::make_unique<AdaptiveExecutor>(std::move(routes), library_dup(comm), cfg, id);
     if (asked.from_file)
         seed_from_learned_file(*adaptive, learned_path(*asked.transfer), asked.transfer->name,
                                comm);

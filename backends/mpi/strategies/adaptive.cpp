@@ -27,10 +27,10 @@ core::LearnerConfig learning_schedule() {
 }
 
 AdaptiveExecutor::AdaptiveExecutor(std::vector<Route> routes, MPI_Comm comm,
-                                   const core::LearnerConfig& cfg, std::uint64_t plan_key)
+                                   const core::LearnerConfig& cfg, FileIdentity id)
     : routes_(std::move(routes)), comm_(comm), learner_(cfg),
       local_(static_cast<std::size_t>(core::max_routes), -1),
-      reduced_(static_cast<std::size_t>(core::max_routes), -1), plan_key_(plan_key) {}
+      reduced_(static_cast<std::size_t>(core::max_routes), -1), id_(id) {}
 
 AdaptiveExecutor::~AdaptiveExecutor() {
     release();

@@ -27,11 +27,17 @@ struct Route {
 
 class AdaptiveExecutor final : public Executor {
   public:
-    // `comm`: the agreements' communicator over the pair (owned from now on);
-    // `plan_key`: the pair's plan on this process (core::plan_key), which
-    // names the transfer in a learned file.
+    // What names the pair in a learned file (mpi/learned_file.hpp): its plan
+    // on this process (core::plan_key), and the rank in the pair of the
+    // first sending process, which every pair of a transfer shares and
+    // which writes the file.
+    struct FileIdentity {
+        std::uint64_t plan_key = 0;
+        int first_sender = 0;
+    };
+    // `comm`: the agreements' communicator over the pair (owned from now on).
     AdaptiveExecutor(std::vector<Route> routes, MPI_Comm comm, const core::LearnerConfig& cfg,
-                     std::uint64_t plan_key);
+                     FileIdentity id);
     ~AdaptiveExecutor() override;
 
     void run(const std::byte* send, std::byte* recv) override;
@@ -55,7 +61,7 @@ class AdaptiveExecutor final : public Executor {
     // Before the first call, on every process alike: start from what a
     // learned file says (core::RouteLearner::seed).
     void seed(int current, std::span<const double> seconds) { learner_.seed(current, seconds); }
-    std::uint64_t plan_key() const { return plan_key_; }
+    const FileIdentity& file_identity() const { return id_; }
     MPI_Comm comm() const { return comm_; }
 
   private:
@@ -70,7 +76,7 @@ class AdaptiveExecutor final : public Executor {
     double started_ = 0; // when it started (MPI_Wtime)
     MPI_Request agreement_ = MPI_REQUEST_NULL;
     std::vector<double> local_, reduced_;
-    std::uint64_t plan_key_;
+    FileIdentity id_;
 };
 
 // Tests only: replaces the time measured for each call of a route (a
