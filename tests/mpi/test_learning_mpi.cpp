@@ -4,6 +4,7 @@
 // call, whatever each process measures (a hook replaces the clock); freezing;
 // the learning modes, from the environment and per transfer, the least of
 // the processes' winning; the memory cap; the errors of the new calls.
+#include "api_errors.hpp"
 #include "core/learned_routes.hpp"
 #include "dri/dri.hpp"
 #include "mpi/learned_file.hpp"
@@ -355,23 +356,18 @@ TEST_CASE("the routes share one scratch arena: as much as the largest needs, wit
 }
 
 TEST_CASE("the calls of AUTO that learns refuse bad arguments and states") {
-    auto code = [](auto&& f) {
-        try {
-            f();
-        } catch (const dri::Error& e) {
-            return e.code();
-        }
-        return dri::Errc::success;
-    };
     Turn turn(8, 8);
-    CHECK(code([&] { turn.transfer().freeze(true); }) == dri::Errc::state);
-    CHECK(code([&] { (void)turn.transfer().routes(); }) == dri::Errc::state);
-    CHECK(code([&] { (void)turn.transfer().learning_state(); }) == dri::Errc::state);
-    CHECK(code([&] { turn.transfer().learning(static_cast<dri::Learning>(7)); }) == dri::Errc::arg);
+    CHECK(dri::test::api_code_of([&] { turn.transfer().freeze(true); }) == dri::Errc::state);
+    CHECK(dri::test::api_code_of([&] { (void)turn.transfer().routes(); }) == dri::Errc::state);
+    CHECK(dri::test::api_code_of([&] { (void)turn.transfer().learning_state(); }) ==
+          dri::Errc::state);
+    CHECK(dri::test::api_code_of(
+              [&] { turn.transfer().learning(static_cast<dri::Learning>(7)); }) == dri::Errc::arg);
     turn.commit();
-    CHECK(code([&] { turn.transfer().learning(dri::Learning::off); }) == dri::Errc::state);
+    CHECK(dri::test::api_code_of([&] { turn.transfer().learning(dri::Learning::off); }) ==
+          dri::Errc::state);
     turn.transfer().start();
-    CHECK(code([&] { turn.transfer().freeze(true); }) == dri::Errc::state);
+    CHECK(dri::test::api_code_of([&] { turn.transfer().freeze(true); }) == dri::Errc::state);
     turn.transfer().wait();
 }
 
@@ -512,34 +508,32 @@ TEST_CASE("a learned file: a later transfer starts from it; damaged or foreign o
 
 TEST_CASE("saving what was learned refuses bad paths and states alike on every process") {
     const Folder folder;
-    auto code = [](auto&& f) {
-        try {
-            f();
-        } catch (const dri::Error& e) {
-            return e.code();
-        }
-        return dri::Errc::success;
-    };
     Turn turn(12, 12);
-    CHECK(code([&] { turn.transfer().save_learned(folder.file("a")); }) == dri::Errc::state);
-    CHECK(code([&] { turn.transfer().learned_file(folder.file("a")); }) == dri::Errc::success);
+    CHECK(dri::test::api_code_of([&] { turn.transfer().save_learned(folder.file("a")); }) ==
+          dri::Errc::state);
+    CHECK(dri::test::api_code_of([&] { turn.transfer().learned_file(folder.file("a")); }) ==
+          dri::Errc::success);
     turn.commit();
-    CHECK(code([&] { turn.transfer().learned_file("x"); }) == dri::Errc::state);
+    CHECK(dri::test::api_code_of([&] { turn.transfer().learned_file("x"); }) == dri::Errc::state);
     CHECK(turn.frame(0));
     // One process without a path: all fail.
     const std::string mine = world_rank() == world_size() - 1 ? "" : folder.file("a");
-    CHECK(code([&] { turn.transfer().save_learned(mine); }) == dri::Errc::arg);
+    CHECK(dri::test::api_code_of([&] { turn.transfer().save_learned(mine); }) == dri::Errc::arg);
     turn.transfer().start();
-    CHECK(code([&] { turn.transfer().save_learned(folder.file("a")); }) == dri::Errc::state);
+    CHECK(dri::test::api_code_of([&] { turn.transfer().save_learned(folder.file("a")); }) ==
+          dri::Errc::state);
     turn.transfer().wait();
     if (world_size() == 1) return; // one route: nothing to save, nothing written
     // A folder that does not exist; a file that is no learned file: refused
     // on every process, nothing written, no temporary left behind.
-    CHECK(code([&] { turn.transfer().save_learned(folder.file("no/such")); }) == dri::Errc::arg);
+    CHECK(dri::test::api_code_of([&] { turn.transfer().save_learned(folder.file("no/such")); }) ==
+          dri::Errc::arg);
     write_text(folder.file("mine"), "the user's own data\n");
-    CHECK(code([&] { turn.transfer().save_learned(folder.file("mine")); }) == dri::Errc::arg);
+    CHECK(dri::test::api_code_of([&] { turn.transfer().save_learned(folder.file("mine")); }) ==
+          dri::Errc::arg);
     CHECK(read_text(folder.file("mine")) == "the user's own data\n");
-    CHECK(code([&] { turn.transfer().save_learned(folder.file("a")); }) == dri::Errc::success);
+    CHECK(dri::test::api_code_of([&] { turn.transfer().save_learned(folder.file("a")); }) ==
+          dri::Errc::success);
     MPI_Barrier(world());
     if (world_rank() == 0) {
         std::vector<std::string> names;
