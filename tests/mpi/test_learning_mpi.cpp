@@ -417,7 +417,7 @@ Started start_from(std::optional<std::string> file, dri::Index ny = 24) {
     if (file) turn.transfer().learned_file(*file);
     turn.commit();
     Started s{turn.transfer().learned_seeded(), turn.transfer().chosen_strategy()};
-    for (int n = 0; n < 30; ++n)
+    for (int n = 0; n < 8; ++n)
         CHECK(turn.frame(n % 3));
     CHECK(agreed_min(s.seeded) == agreed_max(s.seeded));
     return s;
@@ -472,22 +472,16 @@ TEST_CASE("a learned file: a later transfer starts from it; damaged or foreign o
     // Agreed, which also keeps the first process from damaging the file
     // below before every process has read it.
     REQUIRE(agreed_min(read.problem.empty() && read.entries.size() == 2) == 1);
-    // Damaged: a byte changed, or cut short.
+    // Damaged: a byte changed (unit/test_learned_routes.cpp changes each
+    // byte and cuts at each length).
     std::string damaged = good;
     damaged[good.size() / 2] = static_cast<char>(damaged[good.size() / 2] ^ 4);
     write_text(path, damaged);
     CHECK_FALSE(start_from(path).seeded);
-    write_text(path, good.substr(0, good.size() - 10));
-    CHECK_FALSE(start_from(path).seeded);
-    write_text(path, std::string(100, '\0'));
-    CHECK_FALSE(start_from(path).seeded);
-    // Foreign: another dri, another MPI library, another node layout.
+    // Foreign: another dri (or MPI library: the unit test), another node
+    // layout.
     dri::core::LearnedOrigin origin = dri::detail::learned_origin();
     origin.dri_version = "0.9.0";
-    write_text(path, dri::core::format_learned(origin, read.entries));
-    CHECK_FALSE(start_from(path).seeded);
-    origin = dri::detail::learned_origin();
-    origin.mpi_library = "Another MPI 9.9";
     write_text(path, dri::core::format_learned(origin, read.entries));
     CHECK_FALSE(start_from(path).seeded);
     std::vector<dri::core::LearnedEntry> moved = read.entries;
