@@ -121,9 +121,12 @@ namespace {
 
 // The entries the file at `path` holds and keeps: none when there is no
 // file, or one of another dri or MPI library or damaged (it is replaced).
+// A file that cannot be read, or is no learned file, is left alone.
 std::vector<core::LearnedEntry> kept_entries(const std::string& path) {
     std::string text, why;
-    if (access(path.c_str(), F_OK) != 0 || !read_file(path, text, why)) return {};
+    if (access(path.c_str(), F_OK) != 0) return {};
+    if (!read_file(path, text, why))
+        core::fail(Errc::arg, "'" + path + "' exists and " + why + ": not overwritten");
     core::LearnedRead r = core::parse_learned(text, learned_origin());
     if (!r.problem.empty() && text.rfind("dri learned routes ", 0) != 0)
         core::fail(Errc::arg, "'" + path +

@@ -97,7 +97,7 @@ void save_learned(TransferImpl& t, const char* path) {
         const LearnedKeys keys = learned_keys(a->file_identity().plan_key, a->comm());
         int rank = 0;
         check_mpi(MPI_Comm_rank(a->comm(), &rank), "MPI_Comm_rank");
-        writer = rank == a->file_identity().first_sender;
+        writer = writer || rank == a->file_identity().first_sender;
         entries.push_back(learned_entry(*a, keys));
     }
     const Status written = capture([&] {
