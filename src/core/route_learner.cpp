@@ -236,6 +236,16 @@ void RouteLearner::seed(int current, std::span<const double> seconds) {
         active_[u] = true;
         agreed_[u] = report_.seconds[u] = u < seconds.size() ? seconds[u] : -1;
     }
+    // As at the end of learning, a route the file found 1.5 times slower
+    // than the current one waits its full back-off: a seeded run should not
+    // spend its first calls on a route known to be far behind.
+    const double best = agreed_[static_cast<std::size_t>(current)];
+    for (int k = 0; k < cfg_.routes; ++k) {
+        const auto u = static_cast<std::size_t>(k);
+        if (k == current || best <= 0 || agreed_[u] <= 1.5 * best) continue;
+        backoff_[u] = cfg_.max_backoff;
+        wait_turns(u);
+    }
     if (cfg_.mode == Learning::once) frozen_ = true;
 }
 

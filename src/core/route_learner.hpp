@@ -77,8 +77,9 @@ class RouteLearner {
     // Before the first call, on every process alike: start as if learning
     // had just ended on `current`, with these agreed times (a learned file's,
     // core/learned_routes.hpp). The re-checks right after learning then
-    // time each other route once, so a machine that changed since the file
-    // was written costs a few calls, not the learning's.
+    // time each other route within 1.5 times the current one's once, so a
+    // machine that changed since the file was written costs a few calls, not
+    // the learning's; routes further behind wait their full back-off.
     void seed(int current, std::span<const double> seconds);
     RouteReport report() const;
 
