@@ -414,7 +414,8 @@ DRI_API int DRI_Transfer_learning(DRI_Transfer xfer, DRI_Route_state* state, DRI
  * transfer's first process (of each pair) reads it: an entry written for
  * this transfer by this dri version, under this MPI library, on this node
  * layout, with the same routes, starts it settled on the route learned (the
- * first re-checks then time each other route once); a missing, damaged or
+ * first re-checks then time once each other route within 1.5 times of it;
+ * routes further behind wait, as after learning); a missing, damaged or
  * foreign file, or no entry, is ignored with a warning on stderr, and the
  * transfer learns from nothing. */
 DRI_API int DRI_Transfer_set_learned_file(DRI_Transfer xfer, const char* path);
@@ -422,8 +423,8 @@ DRI_API int DRI_Transfer_set_learned_file(DRI_Transfer xfer, const char* path);
  * processes, as DRI_Transfer_freeze is: writes what the transfer's pairs
  * that learn have learned into the file at `path` (the first sending
  * process writes it; its path counts), replacing their old entries and
- * keeping the others. The file is replaced whole (a temporary renamed over it): a
- * reader never sees half of it. A transfer holding one route has nothing to
+ * keeping the others. The file is replaced whole (a temporary renamed over
+ * it): a reader never sees half of it. A transfer holding one route has nothing to
  * save and leaves the file alone. DRI_ERR_ARG on every process when the
  * path is NULL or empty, or the file cannot be written, or a file there is
  * not a learned file (it is not overwritten). */
