@@ -102,7 +102,8 @@ void seed_from_learned_file(AdaptiveExecutor& a, const std::string& path, const 
         look_up(path, name, keys, strategies, found);
     }
     check_mpi(MPI_Bcast(found, 1 + core::max_routes, MPI_DOUBLE, 0, comm), "MPI_Bcast");
-    if (found[0] >= 0) a.seed(static_cast<int>(found[0]), std::span<const double>(found + 1, 3));
+    if (found[0] >= 0)
+        a.seed(static_cast<int>(found[0]), std::span<const double>(found + 1, core::max_routes));
 }
 
 core::LearnedEntry learned_entry(const AdaptiveExecutor& a, const LearnedKeys& keys) {

@@ -78,8 +78,8 @@ void agree_over_pairs(const TransferImpl& t, const Status& mine) {
 
 // Every pair of a transfer shares its sending side, so its first sending
 // process is in each pair: it writes the entries of all of them (each
-// pair's learner is the same on each of its processes), then each pair
-// passes on the outcome.
+// pair's learner is the same on each of its processes), then every pair
+// agrees on the outcome.
 void save_learned(TransferImpl& t, const char* path) {
     require_committed(t);
     const Status checked = capture([&] {
@@ -100,20 +100,9 @@ void save_learned(TransferImpl& t, const char* path) {
         writer = writer || rank == a->file_identity().first_sender;
         entries.push_back(learned_entry(*a, keys));
     }
-    const Status written = capture([&] {
-        if (writer) write_learned_file(path, entries);
-    });
-    Status outcome;
-    for (AdaptiveExecutor* a : t.learners) {
-        const int root = a->file_identity().first_sender;
-        int code[2] = {static_cast<int>(written.code), static_cast<int>(written.message.size())};
-        check_mpi(MPI_Bcast(code, 2, MPI_INT, root, a->comm()), "MPI_Bcast");
-        std::string message = written.message;
-        message.resize(static_cast<std::size_t>(code[1]));
-        check_mpi(MPI_Bcast(message.data(), code[1], MPI_CHAR, root, a->comm()), "MPI_Bcast");
-        if (code[0] != 0) outcome = {static_cast<Errc>(code[0]), message, true};
-    }
-    if (outcome.failed()) throw AgreedError(outcome.code, outcome.message);
+    agree_over_pairs(t, capture([&] {
+                         if (writer) write_learned_file(path, entries);
+                     }));
 }
 
 } // namespace dri::detail

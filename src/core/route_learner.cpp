@@ -108,7 +108,7 @@ void RouteLearner::agreed(std::span<const double> reduced) {
     // three calls keep one such call from dropping it.
     for (int k = 0; k < cfg_.routes; ++k) {
         const auto u = static_cast<std::size_t>(k);
-        if (active_[u] && best > 0 && agreed_[u] > 1.5 * best) {
+        if (active_[u] && best > 0 && agreed_[u] > far_behind * best) {
             active_[u] = false;
             backoff_[u] = cfg_.max_backoff;
         }
@@ -202,7 +202,7 @@ void RouteLearner::end_recheck(std::span<const double> reduced) {
         window_at_ = 0;
     } else {
         backoff_[j] =
-            reduced[j] > 1.5 * reduced[c] ? std::min(2 * backoff_[j], cfg_.max_backoff) : 1;
+            reduced[j] > far_behind * reduced[c] ? std::min(2 * backoff_[j], cfg_.max_backoff) : 1;
         wait_turns(j);
     }
     next_ = current_;
@@ -242,7 +242,7 @@ void RouteLearner::seed(int current, std::span<const double> seconds) {
     const double best = agreed_[static_cast<std::size_t>(current)];
     for (int k = 0; k < cfg_.routes; ++k) {
         const auto u = static_cast<std::size_t>(k);
-        if (k == current || best <= 0 || agreed_[u] <= 1.5 * best) continue;
+        if (k == current || best <= 0 || agreed_[u] <= far_behind * best) continue;
         backoff_[u] = cfg_.max_backoff;
         wait_turns(u);
     }

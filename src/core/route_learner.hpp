@@ -93,6 +93,9 @@ class RouteLearner {
     void wait_turns(std::size_t k);
 
     static constexpr int min_rounds_to_prune = 3;
+    // A route this many times slower than the best is far behind: it leaves
+    // the learning's race, and waits longer before its next re-check.
+    static constexpr double far_behind = 1.5;
     LearnerConfig cfg_;
     RouteReport::Phase phase_ = RouteReport::Phase::single;
     bool frozen_ = false;
