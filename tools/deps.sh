@@ -6,7 +6,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config mpich libmpich-dev libfftw3-dev doctest-dev
   libcli11-dev nlohmann-json3-dev python3-dev python3-numpy python3-pytest pybind11-dev
-  abigail-tools lintian "$@")
+  abigail-tools lintian clang-format "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
