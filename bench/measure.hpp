@@ -24,7 +24,7 @@ struct MeasureOptions {
     int reps = 10, warmup = 2;
     bool progress = true; // rank 0 reports reps on stderr
     std::string trace;    // --trace: the CSV file of every timed rep per rank ("": none)
-    bool rotate = false;  // --rotate: rep r starts with method r mod n
+    bool rotate = false;  // --rotate: each method follows every other equally often
 };
 
 // Collective over the problem's communicator.

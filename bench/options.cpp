@@ -119,8 +119,9 @@ void add_bench_options(CLI::App& app, Options& o) {
         ->capture_default_str()
         ->group(run);
     app.add_flag("--rotate", o.rotate,
-                 "each rep starts one method later than the rep before, so that no method always "
-                 "runs right after the same other (whose caches it would find warm or cold)")
+                 "vary the methods' order from rep to rep so that each runs right after every "
+                 "other equally often (a Williams design), not always after the same one (whose "
+                 "caches it would find warm or cold)")
         ->group(run);
     app.add_option("--buffers", o.buffers, "buffers per ring, cycled as in real use")
         ->check(CLI::Range(1, 64))

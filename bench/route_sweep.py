@@ -2,8 +2,8 @@
 """The run-length sweep behind AUTO's routes (docs/concepts.md, "How AUTO routes").
 
 Runs dri-bench once per row, every method of the row in the same run, heap
-buffers, each rep starting one method later (--rotate: no method always
-inherits the same other's caches), and prints per row each method's median, the route AUTO ran at the
+buffers, the methods' order varying from rep to rep (--rotate: each method
+runs right after every other equally often), and prints per row each method's median, the route AUTO ran at the
 end (AUTO learns: docs/api.md, "AUTO that learns") with its switches, AUTO
 over the best other dri strategy (by medians, then by minimums) and AUTO
 over MPI_Alltoallw with subarray types (medians); then how many rows kept
