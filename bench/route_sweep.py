@@ -106,7 +106,7 @@ def summary(label, run):
     over_base = dri["auto"]["median_s"] / base["median_s"] if base else None
     print(f"{label:30s} {' '.join(cells)}  {note:9s} {by_median:6.2f} {best:9s} {by_min:6.2f}"
           f" {over_base if over_base else float('nan'):9.2f}", flush=True)
-    return {"row": label, "auto": note, "best": best, "auto_over_best": by_median,
+    return {"row": label, "auto": note, "learned": dri["auto"].get("note", ""), "best": best, "auto_over_best": by_median,
             "auto_over_best_min": by_min, "auto_over_subarray": over_base,
             "median_s": {k: m["median_s"] for k, m in dri.items()},
             "min_s": {k: m["min_s"] for k, m in dri.items()}}

@@ -49,20 +49,30 @@ void RouteLearner::record(double seconds) {
         return;
     }
     if (rechecking_ < 0) {
-        if (window_.size() < static_cast<std::size_t>(cfg_.window))
-            window_.push_back(seconds);
-        else
-            window_[window_at_] = seconds;
-        window_at_ = (window_at_ + 1) % static_cast<std::size_t>(cfg_.window);
+        ++steady_;
         schedule();
         return;
     }
-    ++report_.explored;
-    burst_.push_back(seconds);
-    if (burst_.size() < static_cast<std::size_t>(cfg_.burst)) return;
+    // A re-check alternates the route being re-checked with the current
+    // one, call by call, and compares the two sets of calls: each pair saw
+    // the machine in the same state. Compared with the current route's
+    // earlier calls instead, a burst that met a quiet moment looked faster
+    // than it was, and a false switch then held until the next re-check
+    // (150 calls at 2%).
+    if (next_ == rechecking_) {
+        ++report_.explored;
+        burst_.push_back(seconds);
+        next_ = current_;
+        return;
+    }
+    paired_.push_back(seconds);
+    if (paired_.size() < static_cast<std::size_t>(cfg_.burst)) {
+        next_ = rechecking_;
+        return;
+    }
     local_.fill(-1);
     local_[static_cast<std::size_t>(rechecking_)] = median_of(burst_);
-    local_[static_cast<std::size_t>(current_)] = median_of(window_);
+    local_[static_cast<std::size_t>(current_)] = median_of(paired_);
     due_ = true;
 }
 
@@ -158,8 +168,8 @@ void RouteLearner::wait_turns(std::size_t k) {
 }
 
 // After a call of the current route: whether the next call starts
-// re-checking another. Only when the latest calls of the current route
-// fill the window (so there is something recent to compare with), when the
+// re-checking another. Only after `window` calls of the current route since
+// learning ended or the last switch (a switch is not questioned at once), when the
 // burst keeps the re-checks within their share of the calls since learning
 // ended (plus `early_rechecks` bursts right after it: the learning saw a
 // few calls only, and a machine that changed since should not cost a
@@ -167,7 +177,7 @@ void RouteLearner::wait_turns(std::size_t k) {
 // whose last agreed time is lowest goes first: it is the likeliest to win.
 void RouteLearner::schedule() {
     next_ = current_;
-    if (frozen_ || window_.size() < static_cast<std::size_t>(cfg_.window)) return;
+    if (frozen_ || steady_ < cfg_.window) return;
     const double after = static_cast<double>(report_.calls - learning_calls_ + cfg_.burst);
     const auto rechecks = static_cast<double>(report_.explored - learning_calls_ + cfg_.burst);
     if (rechecks > cfg_.explore_share * after + cfg_.early_rechecks * cfg_.burst) return;
@@ -181,6 +191,7 @@ void RouteLearner::schedule() {
     if (pick < 0) return;
     rechecking_ = pick;
     burst_.clear();
+    paired_.clear();
     next_ = pick;
 }
 
@@ -191,6 +202,7 @@ void RouteLearner::end_recheck(std::span<const double> reduced) {
     report_.seconds[c] = reduced[c];
     rechecking_ = -1;
     burst_.clear();
+    paired_.clear();
     if (reduced[j] < (1 - cfg_.margin) * reduced[c]) {
         // Every route may be re-checked again at once (the old one among
         // them, were the burst a fluke).
@@ -198,8 +210,7 @@ void RouteLearner::end_recheck(std::span<const double> reduced) {
         current_ = static_cast<int>(j);
         backoff_.fill(1);
         not_before_.fill(0);
-        window_.clear();
-        window_at_ = 0;
+        steady_ = 0;
     } else {
         backoff_[j] =
             reduced[j] > far_behind * reduced[c] ? std::min(2 * backoff_[j], cfg_.max_backoff) : 1;
@@ -217,6 +228,7 @@ void RouteLearner::freeze(bool on) {
         if (phase_ == RouteReport::Phase::learning) end_learning();
         rechecking_ = -1;
         burst_.clear();
+        paired_.clear();
         next_ = current_;
         return;
     }

@@ -33,10 +33,10 @@ struct LearnerConfig {
     int timed_rounds = 5;        // rounds whose median decides
     double explore_share = 0.02; // re-checks: at most this share of the calls after learning,
     int early_rechecks = 3;      // plus this many bursts right after it
-    int burst = 3;               // consecutive calls of the route being re-checked
-    int window = 8;              // the current route's latest calls a re-check compares with
-    double margin = 0.03;        // a route replaces the current one when this much faster
-    int max_backoff = 16;        // a route far behind is re-checked this many turns less often
+    int burst = 3;  // calls of the route being re-checked, each paired with one of the current
+    int window = 8; // calls of the current route between two re-checks, at least
+    double margin = 0.03; // a route replaces the current one when this much faster
+    int max_backoff = 16; // a route far behind is re-checked this many turns less often
 };
 
 // What the learner has decided so far, for DRI_Transfer_learning and its faces.
@@ -111,14 +111,14 @@ class RouteLearner {
     std::array<std::vector<double>, max_routes> mine_;
     std::array<double, max_routes> agreed_{-1, -1, -1};
     std::int64_t learning_calls_ = 0;
-    // Settled: the current route's latest local times (a ring), the route
-    // being re-checked (-1: none) and its burst's local times, each route's
-    // back-off (in re-check intervals) and the call before which it is not
-    // re-checked.
-    std::vector<double> window_;
-    std::size_t window_at_ = 0;
+    // Settled: the current route's calls outside re-checks since learning
+    // ended or the last switch, the route being re-checked (-1: none), its
+    // burst's local times and those of the current route's calls paired with
+    // them, each route's back-off (in re-check intervals) and the call
+    // before which it is not re-checked.
+    std::int64_t steady_ = 0;
     int rechecking_ = -1;
-    std::vector<double> burst_;
+    std::vector<double> burst_, paired_;
     std::array<int, max_routes> backoff_{1, 1, 1};
     std::array<std::int64_t, max_routes> not_before_{};
     bool due_ = false;

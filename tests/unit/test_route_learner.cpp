@@ -183,6 +183,29 @@ TEST_CASE("AUTO follows a change of the fastest route, on every process at once"
     CHECK(p[0].report().switches == 1);
 }
 
+TEST_CASE("a re-check pairs its calls with the current route's: a machine that speeds up "
+          "as it starts does not switch to a slower route") {
+    // Route 1 is always 1.2 times route 0. The machine runs everything 1.5
+    // times slower until the first re-check starts: compared with the
+    // current route's calls before it, the re-checked route would look 20%
+    // faster.
+    auto p = learners(2, 2);
+    bool quiet = false;
+    const Clock clock = [&quiet](int, int k, std::int64_t n) {
+        if (k == 1 && n >= 12) quiet = true; // 12: two routes' learning calls
+        return (k == 0 ? 1.0 : 1.2) * (quiet ? 1.0 : 1.5);
+    };
+    drive(p, 400, clock);
+    CHECK(quiet);
+    CHECK(p[0].report().switches == 0);
+    CHECK(p[0].report().current == 0);
+    // Paired calls still see a route that became faster.
+    auto q = learners(2, 2);
+    drive(q, 400, [](int, int k, std::int64_t n) { return k == 0 ? 1.0 : (n < 12 ? 1.2 : 0.8); });
+    CHECK(q[0].report().switches == 1);
+    CHECK(q[0].report().current == 1);
+}
+
 TEST_CASE("a slow route is re-checked less often, and again often after a switch") {
     auto p = learners(1, 2);
     drive(p, 40000, fixed({1, 1.8}));
