@@ -73,44 +73,38 @@ struct Bench {
     }
 };
 
-// The index of the candidate to keep: index 0 is the default, and another
-// replaces it only when it was at least 3% faster than the default in every
-// round (the candidates' order rotates from round to round), the largest
-// such margin winning: a burst of another process's work in one round can
-// then not move a parameter. Appends the median times to `detail`; -1 past
-// the deadline.
-int fastest(Bench& b, const std::vector<KernelParams>& cand, const Transpose& t,
-            Clock::time_point deadline, const std::string& what, std::string& detail) {
+// The candidates' times, three interleaved rounds (their order rotating
+// from round to round: none always finds the caches as the same other left
+// them); empty past the deadline. Appends the median times to `detail`.
+std::vector<std::vector<double>> race(Bench& b, const std::vector<KernelParams>& cand,
+                                      const Transpose& t, Clock::time_point deadline,
+                                      const std::string& what, std::string& detail) {
     constexpr int rounds = 3;
     const std::size_t n = cand.size();
     std::vector<std::vector<double>> times(n);
     for (int r = 0; r < rounds; ++r)
         for (std::size_t i = 0; i < n; ++i) {
-            if (Clock::now() > deadline) return -1;
+            if (Clock::now() > deadline) return {};
             const std::size_t k = (i + static_cast<std::size_t>(r)) % n;
             times[k].push_back(b.run(cand[k], t));
         }
-    std::size_t win = 0;
-    double margin = 0.97;
-    for (std::size_t k = 1; k < n; ++k) {
-        double worst = 0;
-        for (int r = 0; r < rounds; ++r)
-            worst = std::max(worst, times[k][static_cast<std::size_t>(r)] /
-                                        times[0][static_cast<std::size_t>(r)]);
-        if (worst < margin) {
-            win = k;
-            margin = worst;
-        }
-    }
     detail += (detail.empty() ? "" : "; ") + what + ":";
-    for (std::vector<double>& v : times) {
+    for (std::vector<double> v : times) {
         std::sort(v.begin(), v.end());
         char ms[32];
         std::snprintf(ms, sizeof ms, " %.2f", v[v.size() / 2] * 1e3);
         detail += ms;
     }
     detail += " ms";
-    return static_cast<int>(win);
+    return times;
+}
+
+// The race of the candidates, and the index of the one to keep; -1 past
+// the deadline.
+int fastest(Bench& b, const std::vector<KernelParams>& cand, const Transpose& t,
+            Clock::time_point deadline, const std::string& what, std::string& detail) {
+    const std::vector<std::vector<double>> times = race(b, cand, t, deadline, what, detail);
+    return times.empty() ? -1 : keep(times);
 }
 
 // `p` with its member `field` set to each of `values` in turn.
@@ -124,30 +118,53 @@ std::vector<KernelParams> variants(KernelParams p, Index KernelParams::*field,
     return out;
 }
 
-// From the largest size down: non-temporal stores (with the read that
-// follows) against stores through the cache; the threshold is the smallest
-// size from which they are not slower at any larger size measured, twice
-// the largest when they lose there; -1 when nothing was measured.
+// From the largest size down: stores through the cache against
+// non-temporal stores, each transpose followed by a read of its
+// destination; -1 when nothing was measured.
 Index nt_threshold(Bench& b, KernelParams p, Index data, Clock::time_point deadline,
                    std::string& detail) {
-    Index threshold = -1;
+    std::vector<NtRace> races;
     b.then_read = true;
     for (Index bytes = data; bytes >= data / 8; bytes /= 2) {
         const Transpose t{2048, bytes / (2048 * 8), 2048 * 8};
         std::vector<KernelParams> cand{p, p};
-        cand[0].nt_threshold = 0;                                 // non-temporal
-        cand[1].nt_threshold = std::numeric_limits<Index>::max(); // through the cache
+        cand[0].nt_threshold = std::numeric_limits<Index>::max(); // through the cache
+        cand[1].nt_threshold = 0;                                 // non-temporal
         const std::string what =
-            "non-temporal/cached + read " + std::to_string(bytes >> 20) + " MiB";
-        const int w = fastest(b, cand, t, deadline, what, detail);
-        if (w < 0) break;
-        if (w != 0) return threshold < 0 ? 2 * data : threshold;
-        threshold = bytes;
+            "cached/non-temporal + read " + std::to_string(bytes >> 20) + " MiB";
+        std::vector<std::vector<double>> times = race(b, cand, t, deadline, what, detail);
+        if (times.empty()) break;
+        races.push_back({bytes, std::move(times[0]), std::move(times[1])});
+        if (keep({races.back().cached, races.back().non_temporal}) == 0) break;
     }
-    return threshold;
+    return nt_threshold_from(races, data);
 }
 
 } // namespace
+
+int keep(const std::vector<std::vector<double>>& times) {
+    std::size_t win = 0;
+    double margin = 0.97;
+    for (std::size_t k = 1; k < times.size(); ++k) {
+        double worst = 0;
+        for (std::size_t r = 0; r < times[k].size() && r < times[0].size(); ++r)
+            worst = std::max(worst, times[k][r] / times[0][r]);
+        if (worst < margin) {
+            win = k;
+            margin = worst;
+        }
+    }
+    return static_cast<int>(win);
+}
+
+Index nt_threshold_from(const std::vector<NtRace>& races, Index data) {
+    Index threshold = -1;
+    for (const NtRace& r : races) {
+        if (keep({r.cached, r.non_temporal}) == 0) return threshold < 0 ? 2 * data : threshold;
+        threshold = r.bytes;
+    }
+    return threshold;
+}
 
 Index last_level_cache() {
     Index best = 0;
@@ -179,18 +196,23 @@ KernelTuning measure_kernel_params(double budget_seconds, Index data_bytes) {
     const Buffer dst(data);
     Bench b{src, dst};
     KernelParams p;
+    // The threshold first: where two processes measure at once the budget
+    // may run out, and on this project's machine a wrong threshold cost a
+    // 16 MiB reshape 1.5 times its time, a block size a few percent.
+    const Index nt = nt_threshold(b, p, data, deadline, out.detail);
+    b.then_read = false;
     std::vector<KernelParams> cand =
         variants(p, &KernelParams::block_source, {64 << 10, 32 << 10, 128 << 10, 256 << 10});
-    int w = fastest(b, cand, long_rows, deadline, "block_source 64/32/128/256 KiB", out.detail);
+    int w = nt < 0 ? -1
+                   : fastest(b, cand, long_rows, deadline, "block_source 64/32/128/256 KiB",
+                             out.detail);
     if (w >= 0) p = cand[static_cast<std::size_t>(w)];
     if (w >= 0) {
         cand = variants(p, &KernelParams::max_block_rows, {64, 32, 128});
         w = fastest(b, cand, short_rows, deadline, "max_block_rows 64/32/128", out.detail);
     }
     if (w >= 0) p = cand[static_cast<std::size_t>(w)];
-    if (w >= 0)
-        if (const Index t = nt_threshold(b, p, data, deadline, out.detail); t >= 0)
-            p.nt_threshold = t;
+    if (nt >= 0) p.nt_threshold = nt;
     out.params = p;
     out.seconds = since(t0);
     return out;

@@ -4,6 +4,7 @@
 #include "kernels/tune.hpp"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -31,10 +32,20 @@ long local_processes() {
     return 0;
 }
 
+// The CPUs the job's processes on this node may use. A launcher that binds
+// each process to cores of its own (Open MPI does, by default, up to as
+// many processes as cores) leaves each a mask smaller than the node's: then
+// the node's online CPUs count, else two bound processes would each see one
+// CPU for two processes and never measure. A mask that confines the whole
+// job (taskset, a container's cpuset) looks the same from one process; the
+// measurement then times a shared CPU, whose noise its every-round rule
+// does not take for a win.
 long usable_cores() {
     cpu_set_t set;
     CPU_ZERO(&set);
-    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    const long mask = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return mask > 0 && online > mask ? online : mask;
 }
 
 // Transposes larger than this process's share of the last-level cache
