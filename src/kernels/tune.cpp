@@ -89,7 +89,7 @@ std::vector<std::vector<double>> race(Bench& b, const std::vector<KernelParams>&
             times[k].push_back(b.run(cand[k], t));
         }
     detail += (detail.empty() ? "" : "; ") + what + ":";
-    for (std::vector<double> v : times) {
+    for (std::vector<double> v : times) { // a copy: keep() reads the rounds in order
         std::sort(v.begin(), v.end());
         char ms[32];
         std::snprintf(ms, sizeof ms, " %.2f", v[v.size() / 2] * 1e3);
