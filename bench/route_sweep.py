@@ -3,10 +3,10 @@
 
 Runs dri-bench once per row, every method of the row in the same run, heap
 buffers, the methods' order varying from rep to rep (--rotate: each method
-runs right after every other equally often), and prints per row each method's median, the route AUTO ran at the
-end (AUTO learns: docs/api.md, "AUTO that learns") with its switches, AUTO
-over the best other dri strategy (by medians, then by minimums) and AUTO
-over MPI_Alltoallw with subarray types (medians); then how many rows kept
+runs right after every other equally often), and prints per row each
+method's median, the route AUTO ran at the end (AUTO learns: docs/api.md,
+"AUTO that learns") with its switches, AUTO over the best other dri
+strategy (by medians, then by minimums) and AUTO over MPI_Alltoallw with subarray types (medians); then how many rows kept
 AUTO within 5% of the best fixed strategy and no slower than the subarray
 baseline. With --reps 200 and more, AUTO's first calls (learning) are a
 small part of its times.
@@ -106,7 +106,8 @@ def summary(label, run):
     over_base = dri["auto"]["median_s"] / base["median_s"] if base else None
     print(f"{label:30s} {' '.join(cells)}  {note:9s} {by_median:6.2f} {best:9s} {by_min:6.2f}"
           f" {over_base if over_base else float('nan'):9.2f}", flush=True)
-    return {"row": label, "auto": note, "learned": dri["auto"].get("note", ""), "best": best, "auto_over_best": by_median,
+    return {"row": label, "auto": note, "learned": dri["auto"].get("note", ""), "best": best,
+            "auto_over_best": by_median,
             "auto_over_best_min": by_min, "auto_over_subarray": over_base,
             "median_s": {k: m["median_s"] for k, m in dri.items()},
             "min_s": {k: m["min_s"] for k, m in dri.items()}}

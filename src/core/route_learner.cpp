@@ -189,10 +189,16 @@ void RouteLearner::schedule() {
         if (pick < 0 || t < report_.seconds[static_cast<std::size_t>(pick)]) pick = k;
     }
     if (pick < 0) return;
-    rechecking_ = pick;
+    recheck(pick);
+    next_ = pick;
+}
+
+// Starts re-checking route k, or ends the re-check (-1): its calls so far
+// are forgotten either way.
+void RouteLearner::recheck(int k) {
+    rechecking_ = k;
     burst_.clear();
     paired_.clear();
-    next_ = pick;
 }
 
 void RouteLearner::end_recheck(std::span<const double> reduced) {
@@ -200,9 +206,7 @@ void RouteLearner::end_recheck(std::span<const double> reduced) {
     const auto c = static_cast<std::size_t>(current_);
     report_.seconds[j] = reduced[j];
     report_.seconds[c] = reduced[c];
-    rechecking_ = -1;
-    burst_.clear();
-    paired_.clear();
+    recheck(-1);
     if (reduced[j] < (1 - cfg_.margin) * reduced[c]) {
         // Every route may be re-checked again at once (the old one among
         // them, were the burst a fluke).
@@ -226,9 +230,7 @@ void RouteLearner::freeze(bool on) {
         // Frozen while learning: the learning ends here, as it would have
         // (the routes that left the race come back for when it resumes).
         if (phase_ == RouteReport::Phase::learning) end_learning();
-        rechecking_ = -1;
-        burst_.clear();
-        paired_.clear();
+        recheck(-1);
         next_ = current_;
         return;
     }

@@ -88,6 +88,7 @@ class RouteLearner {
     void end_round();
     void end_learning();
     void schedule();
+    void recheck(int k);
     void end_recheck(std::span<const double> reduced);
     int best_by_median() const;
     void wait_turns(std::size_t k);
