@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 namespace dri::bench {
 
@@ -197,6 +198,23 @@ void check_pipeline(const CLI::App& app, Options& o) {
     if (!app.count("--buffers")) o.buffers = 2; // as a pipeline runs: one frame made, one read
 }
 
+// DRI_BENCH_MAX_REPS=N caps --reps and --warmup at N: the docs test runs
+// every documented command to prove it works, and its timings are not read.
+// The run says so, so that a capped run is never taken for a measurement.
+void cap_reps(Options& o, int rank) {
+    const char* env = std::getenv("DRI_BENCH_MAX_REPS");
+    if (!env || !*env) return;
+    const int cap = std::atoi(env);
+    if (cap < 1 || (o.reps <= cap && o.warmup <= cap)) return;
+    if (rank == 0)
+        std::fprintf(stderr,
+                     "dri-bench: DRI_BENCH_MAX_REPS=%d caps --reps %d and --warmup %d: a smoke "
+                     "run, not a measurement\n",
+                     cap, o.reps, o.warmup);
+    o.reps = std::min(o.reps, cap);
+    o.warmup = std::min(o.warmup, cap);
+}
+
 } // namespace
 
 int parse_options(int argc, char** argv, int rank, Options& o) {
@@ -261,6 +279,7 @@ int parse_options(int argc, char** argv, int rank, Options& o) {
                 strategy_list.end() &&
             std::find(o.strategies.begin(), o.strategies.end(), m.substr(4)) == o.strategies.end())
             o.strategies.push_back(m.substr(4));
+    cap_reps(o, rank);
     return -1;
 }
 
