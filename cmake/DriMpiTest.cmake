@@ -40,8 +40,9 @@ endif()
 # The test programs registered by dri_mpi_runs below wait politely under
 # MPICH: tests/support/yield_when_idle.c, preloaded, makes each blocking MPI
 # call yield the processor while it waits (Open MPI does so by itself when
-# oversubscribed). Not under ThreadSanitizer, and not for the Python tests,
-# whose processes may load mpi4py's other MPI library beside MPICH.
+# oversubscribed). Not under ThreadSanitizer, and for the Python tests only
+# where no process loads mpi4py's other MPI library beside MPICH (pytest
+# without interop/, python/tests/CMakeLists.txt).
 set(DRI_MPI_RUN_ENV "${DRI_MPI_TEST_ENV}")
 if(NOT DRI_MPIEXEC_VERSION MATCHES "Open MPI|OpenRTE" AND NOT DRI_SANITIZE_THREAD)
   add_library(dri_yield_when_idle SHARED ${PROJECT_SOURCE_DIR}/tests/support/yield_when_idle.c)
