@@ -35,6 +35,9 @@ enum class Route {
 
 // A run or size no message reaches: a RouteRule field that never applies.
 constexpr core::Index never_run = core::Index{1} << 62;
+// The smallest dense send that route_rule may pack into huge pages (Open
+// MPI with CMA): below it the single-copy mechanism changes no route.
+constexpr core::Index huge_send_from = core::Index{4} << 20;
 
 // Which route each side of a message takes, per library (docs/concepts.md,
 // "How P2P routes a side"). Runs are contiguous bytes after merging the
