@@ -89,7 +89,9 @@ def main():
     fixed = [m for m in methods[1:-1] if m in calls]
     print(f"{'calls':>11s} " + " ".join(f"{m[4:] if m.startswith('dri_') else 'memcpy':>10s}"
                                         for m in methods if m in calls) + "  fastest fixed")
-    for lo in range(0, args.reps, args.window):
+    # The calls the trace holds (fewer than --reps when DRI_BENCH_MAX_REPS caps the run).
+    recorded = min(len(v) for v in calls.values())
+    for lo in range(0, recorded, args.window):
         med = {m: statistics.median(calls[m][lo:lo + args.window]) for m in calls}
         best = min(fixed, key=lambda m: med[m])
         print(f"{lo:5d}-{lo + args.window - 1:5d} " +
