@@ -110,22 +110,17 @@ void RouteLearner::agreed(std::span<const double> reduced) {
         report_.seconds[u] = reduced[u];
         if (reduced[u] >= 0 && (best < 0 || reduced[u] < best)) best = reduced[u];
     }
-    // A route 1.15 times slower than the best, by the slowest process's
-    // median over three timed rounds or more, leaves the race: to win it
-    // would need noise on two of its three calls, and were it so, its
-    // re-check 150 calls later corrects it (one 1.5 times slower waits
-    // longer). The race then spends its last rounds on close routes only,
-    // and the re-checks right after learning are theirs: 18-30 of the first
-    // 200 calls went to slower routes before, 12-18 now. A route's first
-    // calls can be slow for reasons that pass (first touch, a collective's
-    // first schedule, another job's burst): medians over three calls keep
-    // one such call from dropping it.
+    // A route 1.5 times slower than the best, by the slowest process's
+    // median over three timed rounds or more, cannot win (noise only adds
+    // time): it leaves the race, and is re-checked later less often. A
+    // route's first calls can be slow for reasons that pass (first touch, a
+    // collective's first schedule, another job's burst): medians over
+    // three calls keep one such call from dropping it.
     for (int k = 0; k < cfg_.routes; ++k) {
         const auto u = static_cast<std::size_t>(k);
-        if (active_[u] && best > 0 && agreed_[u] > behind * best) {
+        if (active_[u] && best > 0 && agreed_[u] > far_behind * best) {
             active_[u] = false;
-            left_race_[u] = true;
-            backoff_[u] = agreed_[u] > far_behind * best ? cfg_.max_backoff : 1;
+            backoff_[u] = cfg_.max_backoff;
         }
     }
     const auto racing = std::count(active_.begin(), active_.end(), true);
@@ -158,8 +153,7 @@ void RouteLearner::end_learning() {
     // Routes that left the race wait their back-off before a re-check.
     for (int k = 0; k < cfg_.routes; ++k) {
         const auto u = static_cast<std::size_t>(k);
-        if (!left_race_[u]) continue;
-        left_race_[u] = false;
+        if (active_[u] || backoff_[u] != cfg_.max_backoff) continue;
         active_[u] = true;
         wait_turns(u);
     }

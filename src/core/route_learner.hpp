@@ -94,13 +94,8 @@ class RouteLearner {
     void wait_turns(std::size_t k);
 
     static constexpr int min_rounds_to_prune = 3;
-    // From the third timed round on, a route this many times slower than
-    // the best leaves the learning's race and waits for its turn at the
-    // re-checks: every call it would still run in the race or right after
-    // it is one more slow call among the user's first.
-    static constexpr double behind = 1.15;
-    // A route this many times slower than the best is far behind: it waits
-    // longer before its next re-check.
+    // A route this many times slower than the best is far behind: it leaves
+    // the learning's race, and waits longer before its next re-check.
     static constexpr double far_behind = 1.5;
     LearnerConfig cfg_;
     RouteReport::Phase phase_ = RouteReport::Phase::single;
@@ -110,7 +105,7 @@ class RouteLearner {
     // Learning: the round, the routes still in it and the calls left in it;
     // each route's agreed times over the timed rounds.
     int round_ = 0;
-    std::array<bool, max_routes> active_{}, left_race_{};
+    std::array<bool, max_routes> active_{};
     std::vector<int> queue_; // routes of this stage still to run, the next first
     // Each route's timed calls on this process, and the last agreement on
     // them: the slowest process's median (-1: none yet).

@@ -71,8 +71,7 @@ TEST_CASE("one route, or learning off: route 0 always, no agreement") {
 
 TEST_CASE("learning times every route in turn, then runs the fastest") {
     auto p = learners(2, 3);
-    // Within 1.15 times of each other: all three race to the end.
-    const std::vector<int> ran = drive(p, learning_calls, fixed({1.1e-3, 1e-3, 1.05e-3}));
+    const std::vector<int> ran = drive(p, learning_calls, fixed({1.2e-3, 1e-3, 1.1e-3}));
     for (int k = 0; k < 3; ++k)
         CHECK(std::count(ran.begin(), ran.end(), k) == 6);
     const RouteReport r = p[0].report();
@@ -81,11 +80,11 @@ TEST_CASE("learning times every route in turn, then runs the fastest") {
     CHECK(p[0].next() == 1);
     CHECK(r.explored == learning_calls);
     CHECK(r.switches == 0);
-    CHECK(r.seconds[0] == doctest::Approx(1.1e-3));
+    CHECK(r.seconds[0] == doctest::Approx(1.2e-3));
     CHECK(r.seconds[1] == doctest::Approx(1e-3));
 }
 
-TEST_CASE("a route 1.15 times slower than the best median leaves the race") {
+TEST_CASE("a route whose best round is 1.5 times the best median leaves the race") {
     auto p = learners(1, 3);
     // After the warm-up and three timed rounds, routes 0 and 2 are out.
     const std::vector<int> ran = drive(p, 12, fixed({3, 1, 2}));
@@ -138,7 +137,7 @@ TEST_CASE("processes that time differently still agree, on the slowest process's
 
 TEST_CASE("re-checks: three right after learning, then at most 2% of the calls") {
     auto p = learners(1, 3);
-    drive(p, 20000, fixed({1, 1.1, 1.05}));
+    drive(p, 20000, fixed({1, 1.1, 1.2}));
     const RouteReport r = p[0].report();
     CHECK(r.calls == 20000);
     CHECK(r.explored - learning_calls <= 0.02 * (20000 - learning_calls) + 9);
@@ -148,32 +147,15 @@ TEST_CASE("re-checks: three right after learning, then at most 2% of the calls")
     // calls (each after the window of 8 calls fills), the likelier first;
     // then neither for about 150 calls.
     auto q = learners(1, 3);
-    const std::vector<int> ran = drive(q, learning_calls + 40, fixed({1, 1.1, 1.05}));
+    const std::vector<int> ran = drive(q, learning_calls + 40, fixed({1, 1.2, 1.1}));
     CHECK(q[0].report().explored == learning_calls + 6);
     const auto first =
         std::find_if(ran.begin() + learning_calls, ran.end(), [](int k) { return k != 0; });
     REQUIRE(first != ran.end());
     CHECK(*first == 2);
     CHECK(std::count(ran.begin() + learning_calls, ran.end(), 1) >= 3);
-    drive(q, 100, fixed({1, 1.1, 1.05}));
+    drive(q, 100, fixed({1, 1.2, 1.1}));
     CHECK(q[0].report().explored == learning_calls + 6);
-}
-
-TEST_CASE("a route that left the race waits for its turn: no re-check right after learning") {
-    // Route 1, 1.3 times route 0, leaves after the warm-up and three timed
-    // rounds (12 calls); routes 0 and 2 race two more rounds (4 calls).
-    // Only route 2 is re-checked right after learning; route 1 waits a
-    // re-check interval (150 calls at 2%), then gets its turn.
-    auto p = learners(2, 3);
-    const std::vector<int> ran = drive(p, 16 + 140, fixed({1, 1.3, 1.1}));
-    CHECK(std::count(ran.begin(), ran.begin() + 12, 1) == 4);
-    CHECK(std::count(ran.begin() + 12, ran.end(), 1) == 0);
-    CHECK(std::count(ran.begin() + 16, ran.begin() + 16 + 40, 2) == 3);
-    CHECK(p[0].report().explored == 16 + 3);
-    CHECK(p[0].report().current == 0);
-    const std::vector<int> later = drive(p, 60, fixed({1, 1.3, 1.1}));
-    CHECK(std::count(later.begin(), later.end(), 1) == 3);
-    CHECK(p[0].report().switches == 0);
 }
 
 TEST_CASE("AUTO follows a change of the fastest route, on every process at once") {
@@ -209,8 +191,8 @@ TEST_CASE("a re-check pairs its calls with the current route's: a machine that s
     // faster.
     auto p = learners(2, 2);
     bool quiet = false;
-    const Clock clock = [&quiet, &p](int, int k, std::int64_t) {
-        if (k == 1 && p[0].report().phase == RouteReport::Phase::settled) quiet = true;
+    const Clock clock = [&quiet](int, int k, std::int64_t n) {
+        if (k == 1 && n >= 12) quiet = true; // 12: two routes' learning calls
         return (k == 0 ? 1.0 : 1.2) * (quiet ? 1.0 : 1.5);
     };
     drive(p, 400, clock);
@@ -252,13 +234,12 @@ TEST_CASE("freezing stops exploring; resuming starts again") {
 
 TEST_CASE("freezing during learning keeps the best route timed so far") {
     auto p = learners(1, 3);
-    // Four rounds of three: three timed rounds have route 2 fastest, the
-    // others close enough to stay in the race.
-    drive(p, 12, fixed({1.1, 1.12, 1}));
+    // Four rounds of three: three timed rounds have route 2 fastest.
+    drive(p, 12, fixed({1.2, 1.3, 1}));
     CHECK(p[0].report().phase == RouteReport::Phase::learning);
     p[0].freeze(true);
     CHECK(p[0].report().current == 2);
-    const std::vector<int> ran = drive(p, 50, fixed({1.1, 1.12, 1}));
+    const std::vector<int> ran = drive(p, 50, fixed({1.2, 1.3, 1}));
     CHECK(std::count(ran.begin(), ran.end(), 2) == 50);
     // Before any timed round, the static rule's route.
     auto q = learners(1, 3);
@@ -269,7 +250,7 @@ TEST_CASE("freezing during learning keeps the best route timed so far") {
 
 TEST_CASE("learning once freezes after the first calls") {
     auto p = learners(1, 3, Learning::once);
-    const std::vector<int> ran = drive(p, 5000, fixed({1.1, 1, 1.12}));
+    const std::vector<int> ran = drive(p, 5000, fixed({1.2, 1, 1.3}));
     CHECK(p[0].report().phase == RouteReport::Phase::frozen);
     CHECK(p[0].report().explored == learning_calls);
     CHECK(std::count(ran.begin() + learning_calls, ran.end(), 1) == 5000 - learning_calls);
