@@ -6,9 +6,9 @@ buffers, the methods' order varying from rep to rep (--rotate: each method
 runs right after every other equally often), and prints per row each
 method's median, the route AUTO ran at the end (AUTO learns: docs/api.md,
 "AUTO that learns") with its switches, AUTO over the best other dri
-strategy (by medians, then by minimums) and AUTO over MPI_Alltoallw with subarray types (medians); then how many rows kept
-AUTO within 5% of the best fixed strategy and no slower than the subarray
-baseline. With --reps 200 and more, AUTO's first calls (learning) are a
+strategy (by medians, then by minimums) and AUTO over MPI_Alltoallw with
+subarray types (medians); then how many rows kept AUTO within 5% of the
+best fixed strategy and no slower than the subarray baseline. With --reps 200 and more, AUTO's first calls (learning) are a
 small part of its times.
 Rows: double reshapes of about --mib MiB whose contiguous runs are 8 B to
 256 KiB, strided on the sender side (--send block,whole --recv whole,block)

@@ -17,8 +17,9 @@ the source tree: symbolic links to its top-level entries, `build` linked to the
 build under test, and `docs/` copied (commands that redraw docs/images write
 into the copy). HOME is a scratch directory too, so `--prefix ~/...` installs
 vanish with it. DRI_BENCH_MAX_REPS=3 caps dri-bench's --reps and --warmup:
-the commands are run to prove they work, not timed. The source tree must be unchanged afterwards, and README.md's
-table of optional components must have a row for each component.
+the commands are run to prove they work, not timed. The source tree must be
+unchanged afterwards, and README.md's table of optional components must have
+a row for each component.
 
 usage: run_commands.py SOURCE_DIR BUILD_DIR [FILE.md...]
 """
