@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/spec.hpp"
 
+#include <CLI/CLI.hpp>
 #include <dri/dri.hpp>
 
 #include <algorithm>

@@ -3,9 +3,10 @@
 #include "core/box_partition.hpp"
 #include "core/spec.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <fstream>
 #include <memory>
-
 #include <numeric>
 
 namespace dri::tools {

@@ -6,9 +6,14 @@
 #include "core/distribution.hpp"
 #include "core/layout.hpp"
 
-#include <CLI/CLI.hpp>
-
 #include <string>
+
+// CLI11 is declared, not included: its header costs about 9 s of compile
+// time at -O3 in every file that reads it, and most files that need a
+// SpecOptions never parse a command line.
+namespace CLI {
+class App;
+} // namespace CLI
 
 namespace dri::tools {
 

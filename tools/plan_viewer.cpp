@@ -24,6 +24,7 @@
 #include "plan_svg.hpp"
 #include "spec_options.hpp"
 
+#include <CLI/CLI.hpp>
 #include <dri/version.h>
 
 #include <algorithm>
