@@ -6,10 +6,13 @@ buffers, the methods' order varying from rep to rep (--rotate: each method
 runs right after every other equally often), and prints per row each
 method's median, the route AUTO ran at the end (AUTO learns: docs/api.md,
 "AUTO that learns") with its switches, AUTO over the best other dri
-strategy (by medians, then by minimums) and AUTO over MPI_Alltoallw with
-subarray types (medians); then how many rows kept AUTO within 5% of the
-best fixed strategy and no slower than the subarray baseline. With --reps 200 and more, AUTO's first calls (learning) are a
-small part of its times.
+strategy (by medians, then by minimums), AUTO over MPI_Alltoallw with
+subarray types (medians) and AUTO over the fixed strategy of the route it ran
+at the end (/own: with DRI_AUTO_LEARNING=off, one route in two transfers of
+the same run, the spread the machine alone puts between equal medians); then
+how many rows kept AUTO within 5% of the best fixed strategy and no slower
+than the subarray baseline. With --reps 200 and more, AUTO's first calls
+(learning) are a small part of its times.
 Rows: double reshapes of about --mib MiB whose contiguous runs are 8 B to
 256 KiB, strided on the sender side (--send block,whole --recv whole,block)
 and on the receiver side (the mirror), then the corner turn (4096^2 cfloat)
@@ -104,10 +107,15 @@ def summary(label, run):
     cells = [f"{1e3 * dri[s]['median_s']:8.2f}" if s in dri else "       -" for s in STRATEGIES]
     cells.append(f"{1e3 * base['median_s']:8.2f}" if base else "       -")
     over_base = dri["auto"]["median_s"] / base["median_s"] if base else None
+    # AUTO over the fixed strategy of the route it ran at the end: with
+    # DRI_AUTO_LEARNING=off, two transfers running the same route in the
+    # same run, which is how far apart this machine puts equal medians.
+    own = dri.get(note.split("/")[0])
+    over_own = dri["auto"]["median_s"] / own["median_s"] if own else float("nan")
     print(f"{label:30s} {' '.join(cells)}  {note:9s} {by_median:6.2f} {best:9s} {by_min:6.2f}"
-          f" {over_base if over_base else float('nan'):9.2f}", flush=True)
+          f" {over_base if over_base else float('nan'):9.2f} {over_own:6.2f}", flush=True)
     return {"row": label, "auto": note, "learned": dri["auto"].get("note", ""), "best": best,
-            "auto_over_best": by_median,
+            "auto_over_best": by_median, "auto_over_own_route": over_own,
             "auto_over_best_min": by_min, "auto_over_subarray": over_base,
             "median_s": {k: m["median_s"] for k, m in dri.items()},
             "min_s": {k: m["min_s"] for k, m in dri.items()}}
@@ -128,7 +136,7 @@ def main():
     rows = run_rows(args.mib, ranks, [int(r) for r in args.runs.split(",")])
     heads = [f"{s:>8s}" for s in STRATEGIES] + [f"{'subarray':>8s}"]
     print(f"{'row (median ms)':30s} {' '.join(heads)}  {'AUTO':9s} {'/best':>6s} {'(best)':9s}"
-          f" {'min':>6s} {'/subarray':>9s}")
+          f" {'min':>6s} {'/subarray':>9s} {'/own':>6s}")
     out = [summary(label, run_one(args, flags)) for label, flags in rows]
     worst = max(r["auto_over_best"] for r in out)
     worst_min = max(r["auto_over_best_min"] for r in out)
