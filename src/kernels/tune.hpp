@@ -25,19 +25,20 @@ int keep(const std::vector<std::vector<double>>& times);
 
 // One size of the non-temporal threshold's measurement: a transpose of
 // `bytes` followed by a read of its destination, with stores through the
-// cache and with non-temporal stores, per round.
+// cache and with non-temporal stores, per round, each timed in steady state
+// (right after a run of its own, as a transfer called in a loop runs).
 struct NtRace {
     Index bytes = 0;
     std::vector<double> cached, non_temporal;
 };
 
-// The threshold from races of decreasing sizes (the largest `data`): the
-// smallest size from which non-temporal stores won (keep(), stores through
-// the cache being the default) at every size measured; twice `data` when
-// they lost at the largest; -1 when nothing was measured. Stores through
-// the cache are the side to beat: they never make the consumer's next read
-// miss, and where the two are within noise they cost nothing.
-Index nt_threshold_from(const std::vector<NtRace>& races, Index data);
+// The threshold from races of increasing sizes: the smallest size at which
+// non-temporal stores won (keep(), stores through the cache being the
+// default); twice the largest size measured when they won at none; -1 when
+// nothing was measured. Stores through the cache are the side to beat: they
+// never make the consumer's next read miss, and where the two are within
+// noise they cost nothing.
+Index nt_threshold_from(const std::vector<NtRace>& races);
 
 // The last-level cache of this host's first CPU in bytes (sysfs), or 0.
 Index last_level_cache();
