@@ -142,16 +142,21 @@ TEST_CASE("large: one message of 2.5 GiB, producer rank 0 to consumer rank 1") {
     std::span<std::uint32_t> b(buf.get(), static_cast<std::size_t>(n));
     std::vector<std::span<std::uint32_t>> ring{b};
 
-    const dri::Strategy strategies[] = {dri::Strategy::automatic, dri::Strategy::packed,
-                                        dri::Strategy::alltoallw};
-    const char* names[] = {"auto (p2p)", "packed", "alltoallw"};
-    const bool transposed[] = {true, true, false};
+    struct Run {
+        dri::Strategy strategy;
+        const char* name;
+        bool transposed; // the consumer's layout
+    };
+    const Run runs[] = {{dri::Strategy::automatic, "auto (p2p)", true},
+                        {dri::Strategy::packed, "packed", true},
+                        {dri::Strategy::alltoallw, "alltoallw", false}};
     for (int k = 0; k < 3; ++k) {
+        const Run& run = runs[k];
         const auto salt = static_cast<std::uint32_t>(k + 1);
         CAPTURE(k);
         std::optional<dri::Distribution> d;
         dri::Transfer t("large");
-        t.strategy(strategies[k]);
+        t.strategy(run.strategy);
         if (rank == 0) {
             d.emplace(gd, whole, prod);
             for (dri::Index i = 0; i < n; ++i)
@@ -160,7 +165,7 @@ TEST_CASE("large: one message of 2.5 GiB, producer rank 0 to consumer rank 1") {
         } else {
             d.emplace(gd, whole, cons);
             std::memset(buf.get(), 0xff, static_cast<std::size_t>(n) * 4);
-            t.recv(*d, transposed[k] ? colmajor : rowmajor, ring);
+            t.recv(*d, run.transposed ? colmajor : rowmajor, ring);
         }
         dri::commit(dri::test::world(), {&t});
         MPI_Barrier(dri::test::world());
@@ -172,21 +177,21 @@ TEST_CASE("large: one message of 2.5 GiB, producer rank 0 to consumer rank 1") {
             // Every element, in storage order: the 4 KiB points and the
             // block boundaries are among them. Cell (i, j) holds i * C + j;
             // it is at j * R + i when transposed, else at i * C + j.
-            const bool tr = transposed[k];
-            const dri::Index runs = tr ? C : R, len = tr ? R : C;
+            const bool tr = run.transposed;
+            const dri::Index lines = tr ? C : R, len = tr ? R : C;
             dri::Index bad = 0, first_bad = -1;
-            for (dri::Index o = 0; o < runs; ++o) {
-                const std::uint32_t* run = buf.get() + o * len;
+            for (dri::Index o = 0; o < lines; ++o) {
+                const std::uint32_t* line = buf.get() + o * len;
                 for (dri::Index x = 0; x < len; ++x) {
                     const dri::Index i = tr ? x : o, j = tr ? o : x;
-                    if (run[x] != static_cast<std::uint32_t>(i * C + j) + salt) {
+                    if (line[x] != static_cast<std::uint32_t>(i * C + j) + salt) {
                         if (bad++ == 0) first_bad = o * len + x;
                     }
                 }
             }
             std::printf("large transfer, strategy %s: %.2f GiB in %.2f s, %ld wrong "
                         "elements, peak RSS %ld MiB on the consumer\n",
-                        names[k], static_cast<double>(n) * 4 / (1 << 30), secs,
+                        run.name, static_cast<double>(n) * 4 / (1 << 30), secs,
                         static_cast<long>(bad), peak_rss_mib());
             CHECK_MESSAGE(bad == 0, "first wrong element at " << first_bad);
         } else {
